@@ -1,0 +1,141 @@
+// DXF read/write benchmark: Linework beside ezdxf (Python) and the npm dxf-parser, same files,
+// same run. Each measurement runs in its own process; times are taken inside the process (no
+// start-up), memory is the process's peak RSS.
+//   npx tsx bench/dxf/run.ts [--sizes 10000,100000,1000000] [--full] [--corpus DIR] [--no-peers]
+// Default: 10k and 100k generated entities plus the three largest files of LINEWORK_DXF_CORPUS;
+// 1M with --full or BENCH_FULL=1.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const root = join(here, '..', '..');
+const tsx = join(root, 'node_modules', '.bin', 'tsx');
+const worker = join(here, 'worker.ts');
+const python = process.env.LINEWORK_PYTHON || '/usr/bin/python3';
+
+const args = process.argv.slice(2);
+function opt(name: string): string | undefined {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : args.find((a) => a.startsWith(name + '='))?.slice(name.length + 1);
+}
+const full = args.includes('--full') || process.env.BENCH_FULL === '1';
+const sizes = (opt('--sizes') ?? (full ? '10000,100000,1000000' : '10000,100000')).split(',').map(Number).filter((n) => n > 0);
+const corpus = opt('--corpus') ?? process.env.LINEWORK_DXF_CORPUS;
+const peers = !args.includes('--no-peers');
+
+interface Measure {
+  seconds: number;
+  entities: number;
+  maxRss: number;
+}
+
+function run(cmd: string, argv: string[], input?: string): Measure | { error: string } {
+  const r = spawnSync(cmd, argv, { encoding: 'utf8', input, maxBuffer: 16 << 20, cwd: root, env: { ...process.env, NODE_OPTIONS: '--max-old-space-size=8192' } });
+  if (r.status !== 0) return { error: (r.stderr || r.stdout || `exit ${r.status}`).trim().split('\n').slice(-1)[0]! };
+  const line = r.stdout.trim().split('\n').at(-1)!;
+  return JSON.parse(line) as Measure;
+}
+
+const EZDXF = `
+import sys, time, resource, ezdxf
+mode, path = sys.argv[1], sys.argv[2]
+t0 = time.perf_counter()
+doc = ezdxf.readfile(path)
+t1 = time.perf_counter()
+n = sum(len(b) for b in doc.blocks)
+if mode == 'write':
+    t1 = time.perf_counter(); doc.saveas(sys.argv[3]); t2 = time.perf_counter(); secs = t2 - t1
+else:
+    secs = t1 - t0
+print('{"seconds": %f, "entities": %d, "maxRss": %d}' % (secs, n, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024))
+`;
+
+const DXF_PARSER = `
+const fs = require('node:fs');
+const DxfParser = require('dxf-parser');
+const path = process.argv[1];
+const t0 = performance.now();
+const text = fs.readFileSync(path, 'utf8');
+const dxf = new DxfParser().parseSync(text);
+const seconds = (performance.now() - t0) / 1000;
+let n = dxf.entities.length;
+for (const b of Object.values(dxf.blocks || {})) n += (b.entities || []).length;
+console.log(JSON.stringify({ seconds, entities: n, maxRss: process.resourceUsage().maxRSS * 1024 }));
+`;
+
+interface Row {
+  file: string;
+  size: number;
+  tool: string;
+  op: string;
+  m: Measure | { error: string };
+}
+
+const rows: Row[] = [];
+const tmp = mkdtempSync(join(tmpdir(), 'lw-bench-'));
+
+function measureFile(file: string, label: string, entitiesHint?: number): void {
+  const size = statSync(file).size;
+  const add = (tool: string, op: string, m: Measure | { error: string }): void => {
+    if (!('error' in m) && entitiesHint && !m.entities) m.entities = entitiesHint;
+    rows.push({ file: label, size, tool, op, m });
+    const line = 'error' in m ? `error: ${m.error}` : `${m.seconds.toFixed(2)} s, ${(m.maxRss / 1e6).toFixed(0)} MB`;
+    process.stderr.write(`  ${label} ${tool} ${op}: ${line}\n`);
+  };
+  const out = join(tmp, 'out.dxf');
+  add('linework', 'read', run(tsx, [worker, 'read', file]));
+  add('linework', 'write', run(tsx, [worker, 'write', file, out]));
+  if (!peers) return;
+  add('ezdxf', 'read', run(python, ['-c', EZDXF, 'read', file]));
+  add('ezdxf', 'write', run(python, ['-c', EZDXF, 'write', file, out]));
+  add('dxf-parser', 'read', run(process.execPath, ['-e', DXF_PARSER, file]));
+}
+
+for (const n of sizes) {
+  const file = join(tmp, `generated-${n}.dxf`);
+  process.stderr.write(`generating ${n} entities...\n`);
+  const g = run(tsx, [worker, 'generate', String(n), file]);
+  if ('error' in g) throw new Error(`generating failed: ${g.error}`);
+  measureFile(file, `generated ${n >= 1e6 ? n / 1e6 + 'M' : n / 1e3 + 'k'}`);
+}
+
+if (corpus) {
+  const largest = readdirSync(corpus)
+    .filter((f) => f.toLowerCase().endsWith('.dxf'))
+    .map((f) => ({ f, size: statSync(join(corpus, f)).size }))
+    .sort((a, b) => b.size - a.size)
+    .slice(0, 3);
+  for (const { f } of largest) measureFile(join(corpus, f), basename(f));
+}
+
+rmSync(tmp, { recursive: true, force: true });
+
+// ---- the table ---------------------------------------------------------------------------------
+function cell(m: Measure | { error: string } | undefined, size: number): string[] {
+  if (!m) return ['-', '-', '-', '-'];
+  if ('error' in m) return ['failed', '-', '-', '-'];
+  const perEntity = m.entities ? (m.maxRss - size) / m.entities : NaN;
+  return [m.seconds.toFixed(2), m.entities ? Math.round(m.entities / m.seconds).toLocaleString('en-US') : '-', (m.maxRss / 1e6).toFixed(0), Number.isFinite(perEntity) ? Math.round(perEntity).toString() : '-'];
+}
+
+const header = '| file | size MB | entities | tool | op | seconds | entities/s | peak MB | bytes/entity above file |';
+console.log(`\n${header}\n|${header.split('|').slice(1, -1).map(() => '---').join('|')}|`);
+for (const r of rows) {
+  const entities = 'error' in r.m ? '-' : r.m.entities.toLocaleString('en-US');
+  console.log(`| ${r.file} | ${(r.size / 1e6).toFixed(1)} | ${entities} | ${r.tool} | ${r.op} | ${cell(r.m, r.size).join(' | ')} |`);
+}
+
+// speed-ups against the peers, per file
+console.log('\n| file | read vs ezdxf | write vs ezdxf | read vs dxf-parser |\n|---|---|---|---|');
+const files = [...new Set(rows.map((r) => r.file))];
+for (const f of files) {
+  const get = (tool: string, op: string): Measure | undefined => {
+    const m = rows.find((r) => r.file === f && r.tool === tool && r.op === op)?.m;
+    return m && !('error' in m) ? m : undefined;
+  };
+  const ratio = (a?: Measure, b?: Measure): string => (a && b ? `${(b.seconds / a.seconds).toFixed(1)}x` : '-');
+  console.log(`| ${f} | ${ratio(get('linework', 'read'), get('ezdxf', 'read'))} | ${ratio(get('linework', 'write'), get('ezdxf', 'write'))} | ${ratio(get('linework', 'read'), get('dxf-parser', 'read'))} |`);
+}

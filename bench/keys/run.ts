@@ -1,0 +1,259 @@
+/**
+ * API key service benchmark: creates/s, verifications/s with p50/p99 at 8 concurrent clients,
+ * list latency with 100 keys, beside a bare node:http server answering the same JSON in the same
+ * run. The services run in child processes; autocannon (this process) generates the load.
+ *
+ *   npx tsx bench/keys/run.ts [--duration=10] [--connections=8] [--quick]
+ *
+ * PostgreSQL is measured too when BENCH_POSTGRES_URL or TEST_POSTGRES_URL is set (a fresh schema,
+ * dropped afterwards).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { SignJWT } from 'jose';
+import pg from 'pg';
+
+const flag = (name: string) => process.argv.find((a) => a.startsWith(`--${name}`));
+const numberFlag = (name: string, fallback: number) => {
+  const value = flag(name)?.split('=')[1];
+  return value === undefined ? fallback : Number(value);
+};
+const QUICK = flag('quick') !== undefined;
+const DURATION = numberFlag('duration', QUICK ? 3 : 10);
+const WARMUP = QUICK ? 1 : 2;
+const CONNECTIONS = numberFlag('connections', 8);
+const POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL;
+const SECRET = randomBytes(32).toString('hex');
+const BIN = fileURLToPath(new URL('../../packages/keys/bin/linework-keys.js', import.meta.url));
+const BARE = fileURLToPath(new URL('./bare-server.mjs', import.meta.url));
+
+interface Child {
+  url: string;
+  stop(): Promise<void>;
+}
+
+function startChild(args: string[], env: Record<string, string>): Promise<Child> {
+  const child: ChildProcess = spawn(process.execPath, args, {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no URL within 20 s:\n${stderr}`)), 20_000);
+    child.stderr!.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      const match = /^(http:\/\/\S+:\d+)$/m.exec(stderr);
+      if (match) {
+        clearTimeout(timer);
+        resolve({
+          url: match[1]!,
+          stop: () =>
+            new Promise<void>((done) => {
+              if (child.exitCode !== null) return done();
+              child.once('exit', () => done());
+              child.kill('SIGTERM');
+            }),
+        });
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited (${code}) before listening:\n${stderr}`));
+    });
+  });
+}
+
+function mint(sub: string, org: string): Promise<string> {
+  return new SignJWT({ org, role: 'DEVELOPER' })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject(sub)
+    .setExpirationTime('2h')
+    .sign(new TextEncoder().encode(SECRET));
+}
+
+async function call(method: string, url: string, body?: unknown, jwt?: string): Promise<any> {
+  const res = await fetch(url, {
+    method,
+    headers: {
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...(jwt ? { authorization: `Bearer ${jwt}` } : {}),
+    },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${text}`);
+  return JSON.parse(text);
+}
+
+interface Measurement {
+  rps: number;
+  p50: number;
+  p99: number;
+  requests: number;
+  failures: number;
+}
+
+/** Exact latency percentiles (autocannon's own histogram rounds to whole milliseconds). */
+function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+async function load(options: Parameters<typeof autocannon>[0], seconds: number): Promise<Measurement> {
+  const latencies: number[] = [];
+  const instance = autocannon({ connections: CONNECTIONS, ...options, duration: seconds });
+  instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
+    if (status < 300) latencies.push(ms);
+  });
+  const result = await instance;
+  const sorted = Float64Array.from(latencies).sort();
+  return {
+    rps: result.requests.average,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    requests: result['2xx'],
+    failures: result.non2xx + result.errors + result.timeouts,
+  };
+}
+
+async function measure(options: Parameters<typeof autocannon>[0]): Promise<Measurement> {
+  await load(options, WARMUP);
+  return load(options, DURATION);
+}
+
+interface Row {
+  target: string;
+  creates?: Measurement;
+  verify: Measurement;
+  list?: Measurement;
+  /** Verifications the database counted minus those the load generator saw answered. */
+  uncounted?: number;
+}
+
+async function benchService(name: string, env: Record<string, string>, args: string[]): Promise<Row> {
+  // LOG_LEVEL=warn: one access-log line per request is a production choice, not the service's cost.
+  const service = await startChild([BIN, 'serve', '--port', '0', ...args], { AUTH_JWT_SECRET: SECRET, LOG_LEVEL: 'warn', ...env });
+  try {
+    const org = `bench-${randomBytes(3).toString('hex')}`;
+
+    // Creates: each user may hold 100 active keys, so the load rotates over many users.
+    const users = await Promise.all(Array.from({ length: 3000 }, (_, i) => mint(`creator-${i}`, org)));
+    let next = 0;
+    const creates = await measure({
+      url: `${service.url}/api-keys`,
+      requests: [
+        {
+          method: 'POST',
+          path: '/api-keys',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'bench', permissions: ['drawings:*'] }),
+          setupRequest: (req) => ({ ...req, headers: { ...req.headers, authorization: `Bearer ${users[next++ % users.length]}` } }),
+        },
+      ],
+    });
+
+    // Verifications of one key, with a permission check; afterwards its count must equal the 2xx.
+    const owner = await mint('verifier', org);
+    const created = await call('POST', `${service.url}/api-keys`, { name: 'verified', permissions: ['drawings:read', 'plots:create'] }, owner);
+    const body = JSON.stringify({ key: created.data.rawKey, permissions: ['drawings:read'] });
+    const warm = await load({ url: `${service.url}/api-keys/verify`, method: 'POST', headers: { 'content-type': 'application/json' }, body }, WARMUP);
+    const verify = await load({ url: `${service.url}/api-keys/verify`, method: 'POST', headers: { 'content-type': 'application/json' }, body }, DURATION);
+    const listed = await call('GET', `${service.url}/api-keys`, undefined, owner);
+    // Requests still in flight when autocannon stops are counted by the service but not by autocannon.
+    const uncounted = listed.data[0].requestCount - (warm.requests + verify.requests);
+
+    // Listing 100 keys, one client: the latency of one list call.
+    const lister = await mint('lister', org);
+    for (let i = 0; i < 10; i++) {
+      await Promise.all(Array.from({ length: 10 }, (_, j) => call('POST', `${service.url}/api-keys`, { name: `k${i * 10 + j}`, permissions: ['*'] }, lister)));
+    }
+    const list = await measure({ url: `${service.url}/api-keys`, headers: { authorization: `Bearer ${lister}` }, connections: 1 });
+    return { target: name, creates, verify, list, uncounted };
+  } finally {
+    await service.stop();
+  }
+}
+
+async function verifyBodyOf(): Promise<string> {
+  // The exact bytes the service answers to a valid verification, for the bare server to send.
+  const dir = mkdtempSync(join(tmpdir(), 'linework-keys-bench-'));
+  const service = await startChild([BIN, 'serve', '--port', '0', '--db', join(dir, 'keys.db')], { AUTH_JWT_SECRET: SECRET, LOG_LEVEL: 'warn' });
+  try {
+    const jwt = await mint('sample', 'bench-sample');
+    const created = await call('POST', `${service.url}/api-keys`, { name: 'sample', permissions: ['drawings:read', 'plots:create'] }, jwt);
+    const res = await fetch(`${service.url}/api-keys/verify`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ key: created.data.rawKey, permissions: ['drawings:read'] }),
+    });
+    return await res.text();
+  } finally {
+    await service.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const countOk = (n: number) => n >= 0 && n <= 2 * CONNECTIONS;
+const countNote = (n: number) => (n === 0 ? 'exact' : countOk(n) ? `exact (+${n} in flight at stop)` : `WRONG by ${n}`);
+const f = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
+
+async function main(): Promise<void> {
+  const rows: Row[] = [];
+  const sample = await verifyBodyOf();
+
+  const bare = await startChild([BARE], { BARE_BODY: sample });
+  try {
+    const body = JSON.stringify({ key: `lwk_${'0'.repeat(48)}`, permissions: ['drawings:read'] });
+    rows.push({ target: 'bare node:http (same JSON)', verify: await measure({ url: bare.url, method: 'POST', headers: { 'content-type': 'application/json' }, body }) });
+  } finally {
+    await bare.stop();
+  }
+
+  const dir = mkdtempSync(join(tmpdir(), 'linework-keys-bench-'));
+  try {
+    rows.push(await benchService('linework-keys, SQLite', {}, ['--db', join(dir, 'keys.db')]));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+
+  if (POSTGRES_URL) {
+    const schema = `keys_bench_${randomBytes(4).toString('hex')}`;
+    try {
+      rows.push(await benchService('linework-keys, PostgreSQL', { DATABASE_URL: POSTGRES_URL, DATABASE_SCHEMA: schema }, []));
+    } finally {
+      const client = new pg.Client({ connectionString: POSTGRES_URL });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await client.end();
+    }
+  }
+
+  const baseline = rows[0]!.verify.rps;
+  console.log(
+    `API key service: ${CONNECTIONS} concurrent clients (autocannon, keep-alive), ${DURATION} s per measurement after ${WARMUP} s warm-up; ` +
+      `${cpus().length} CPUs, Node ${process.version}; load generator and services in separate processes on this machine.\n`,
+  );
+  console.log('| target | verify req/s | vs bare | verify p50 ms | verify p99 ms | creates/s | list(100 keys) p50 ms | list p99 ms | verifications counted |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|:---:|');
+  for (const r of rows) {
+    console.log(
+      `| ${r.target} | ${f(r.verify.rps)} | ${f((100 * r.verify.rps) / baseline)}% | ${f(r.verify.p50, 2)} | ${f(r.verify.p99, 2)} | ` +
+        `${r.creates ? f(r.creates.rps) : '-'} | ${r.list ? f(r.list.p50, 2) : '-'} | ${r.list ? f(r.list.p99, 2) : '-'} | ` +
+        `${r.uncounted === undefined ? '-' : countNote(r.uncounted)} |`,
+    );
+  }
+  if (!POSTGRES_URL) console.log('\n(PostgreSQL skipped: set BENCH_POSTGRES_URL or TEST_POSTGRES_URL)');
+  const failures = rows.flatMap((r) => [r.creates, r.verify, r.list].filter((m) => m && m.failures > 0).map((m) => `${r.target}: ${m!.failures} failed requests`));
+  if (failures.length) console.log(`\nFailures: ${failures.join('; ')}`);
+  if (rows.some((r) => r.uncounted !== undefined && !countOk(r.uncounted))) process.exitCode = 1;
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

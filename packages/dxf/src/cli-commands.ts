@@ -1,0 +1,238 @@
+// `linework info FILE [--json]` and `linework convert IN OUT [--version V]`: thin commands over the
+// reader and writer, called by the `linework` bin of packages/server. They print to the given
+// streams and return an exit code instead of exiting.
+import { statSync } from 'node:fs';
+import { createReadStream } from 'node:fs';
+import { Transform } from 'node:stream';
+import { resolveVersion } from './convert/convert.js';
+import { isModelSpaceName, isPaperSpaceName, type DxfDocument } from './document.js';
+import { DxfError } from './errors.js';
+import { extents } from './geometry/index.js';
+import { readDxf } from './reader/read.js';
+import { RELEASE_NAMES, type DxfVersion } from './types.js';
+import { saveDxf } from './writer/write.js';
+
+export interface CommandIO {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+}
+
+const RELEASE_BY_VERSION: Record<string, string> = Object.fromEntries(Object.entries(RELEASE_NAMES).map(([r, v]) => [v, r]));
+RELEASE_BY_VERSION.AC1003 = 'R2.6';
+RELEASE_BY_VERSION.AC1006 = 'R10';
+
+function releaseOf(v: DxfVersion): string {
+  return RELEASE_BY_VERSION[v] ?? v;
+}
+
+function message(e: unknown): string {
+  if (e instanceof DxfError) return e.message;
+  const err = e as NodeJS.ErrnoException;
+  if (err && err.code === 'ENOENT') return `no such file: ${err.path ?? ''}`;
+  return err instanceof Error ? err.message : String(e);
+}
+
+/** Progress on a TTY: a bar redrawn in place at most every 100 ms; nothing otherwise. */
+class Progress {
+  private last = 0;
+  constructor(
+    private readonly io: CommandIO,
+    private readonly label: string,
+    private readonly total: number,
+  ) {}
+
+  private get tty(): boolean {
+    return (this.io.stderr as NodeJS.WriteStream).isTTY === true;
+  }
+
+  update(done: number): void {
+    if (!this.tty || this.total <= 0) return;
+    const now = Date.now();
+    if (now - this.last < 100 && done < this.total) return;
+    this.last = now;
+    const frac = Math.min(1, done / this.total);
+    const width = 30;
+    const filled = Math.round(frac * width);
+    this.io.stderr.write(`\r${this.label} [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${Math.round(frac * 100)}%`);
+  }
+
+  end(): void {
+    if (this.tty && this.total > 0) this.io.stderr.write('\r\x1b[K');
+  }
+}
+
+/** Reads a file, showing progress by bytes read when stderr is a terminal and the file is large. */
+async function readWithProgress(path: string, io: CommandIO): Promise<DxfDocument> {
+  const size = statSync(path).size;
+  const progress = new Progress(io, 'reading', size > 8 * 1024 * 1024 ? size : 0);
+  let read = 0;
+  const counter = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      read += chunk.length;
+      progress.update(read);
+      done(null, chunk);
+    },
+  });
+  try {
+    return await readDxf(createReadStream(path, { highWaterMark: 1 << 20 }).pipe(counter));
+  } finally {
+    progress.end();
+  }
+}
+
+interface Info {
+  file: string;
+  version: DxfVersion;
+  release: string;
+  encoding: string;
+  entities: number;
+  countsByType: Record<string, number>;
+  layers: string[];
+  blocks: string[];
+  layouts: { name: string; entities: number }[];
+  extents: { min: number[]; max: number[] } | null;
+  extentsSource: 'geometry' | 'header' | 'none';
+  diagnostics: { level: string; code: string; message: string; line?: number }[];
+}
+
+function headerPoint(doc: DxfDocument, name: string): number[] | undefined {
+  const v = doc.getHeader(name);
+  return Array.isArray(v) && v.every((n) => Number.isFinite(n)) ? v : undefined;
+}
+
+export function documentInfo(doc: DxfDocument, file: string): Info {
+  const countsByType: Record<string, number> = {};
+  let entities = 0;
+  for (const b of doc.blocks.values()) {
+    for (const e of b.entities) {
+      countsByType[e.type] = (countsByType[e.type] ?? 0) + 1;
+      entities++;
+    }
+  }
+  const sorted = Object.fromEntries(Object.entries(countsByType).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])));
+  const layers = (doc.tables.get('LAYER')?.entries ?? []).map((e) => String(e.attrs.name ?? ''));
+  const blocks = [...doc.blocks.values()].map((b) => b.name).filter((n) => !isModelSpaceName(n) && !isPaperSpaceName(n));
+  const layouts = doc.layouts().map((l) => ({ name: l.name, entities: l.block.entities.length }));
+  let ext: Info['extents'] = null;
+  let extentsSource: Info['extentsSource'] = 'none';
+  const box = extents(doc.modelSpace().entities, doc);
+  if (box) {
+    ext = { min: [...box.min], max: [...box.max] };
+    extentsSource = 'geometry';
+  } else {
+    const min = headerPoint(doc, '$EXTMIN');
+    const max = headerPoint(doc, '$EXTMAX');
+    if (min && max && min[0]! <= max[0]!) {
+      ext = { min, max };
+      extentsSource = 'header';
+    }
+  }
+  return {
+    file,
+    version: doc.version,
+    release: releaseOf(doc.version),
+    encoding: doc.version >= 'AC1021' ? 'UTF-8' : doc.encoding,
+    entities,
+    countsByType: sorted,
+    layers,
+    blocks,
+    layouts,
+    extents: ext,
+    extentsSource,
+    diagnostics: doc.diagnostics.map((d) => ({ ...d })),
+  };
+}
+
+function fmt(n: number): string {
+  return Number.isInteger(n) ? String(n) : n.toFixed(4).replace(/0+$/, '').replace(/\.$/, '');
+}
+
+function printInfo(info: Info, out: NodeJS.WritableStream): void {
+  const lines = [
+    `file:      ${info.file}`,
+    `version:   ${info.version} (${info.release}), text ${info.encoding}`,
+    `entities:  ${info.entities}`,
+    ...Object.entries(info.countsByType).map(([t, n]) => `  ${t.padEnd(20)} ${n}`),
+    `layers:    ${info.layers.length}${info.layers.length ? ' (' + info.layers.slice(0, 20).join(', ') + (info.layers.length > 20 ? ', ...' : '') + ')' : ''}`,
+    `blocks:    ${info.blocks.length}${info.blocks.length ? ' (' + info.blocks.slice(0, 20).join(', ') + (info.blocks.length > 20 ? ', ...' : '') + ')' : ''}`,
+    `layouts:   ${info.layouts.map((l) => `${l.name} (${l.entities})`).join(', ')}`,
+    `extents:   ${info.extents ? `(${info.extents.min.map(fmt).join(', ')}) - (${info.extents.max.map(fmt).join(', ')})${info.extentsSource === 'header' ? ' [from header]' : ''}` : 'none'}`,
+  ];
+  if (info.diagnostics.length) {
+    lines.push(`repairs:   ${info.diagnostics.length}`);
+    for (const d of info.diagnostics.slice(0, 10)) lines.push(`  ${d.level}: ${d.line ? `line ${d.line}: ` : ''}${d.message}`);
+  }
+  out.write(lines.join('\n') + '\n');
+}
+
+const INFO_USAGE = 'usage: linework info FILE [--json]\n';
+const CONVERT_USAGE = 'usage: linework convert IN OUT [--version R12|R2000|R2004|R2007|R2010|R2013|R2018|AC10xx]\n';
+
+export async function infoCommand(args: string[], io: CommandIO): Promise<number> {
+  const json = args.includes('--json');
+  const files = args.filter((a) => a !== '--json');
+  const unknown = files.filter((a) => a.startsWith('--'));
+  if (files.length !== 1 || unknown.length) {
+    io.stderr.write(unknown.length ? `linework info: unknown option ${unknown[0]}\n${INFO_USAGE}` : INFO_USAGE);
+    return 2;
+  }
+  const file = files[0]!;
+  try {
+    const doc = await readWithProgress(file, io);
+    const info = documentInfo(doc, file);
+    if (json) io.stdout.write(JSON.stringify(info, null, 2) + '\n');
+    else printInfo(info, io.stdout);
+    return 0;
+  } catch (e) {
+    io.stderr.write(`linework info: ${file}: ${message(e)}\n`);
+    return 1;
+  }
+}
+
+export async function convertCommand(args: string[], io: CommandIO): Promise<number> {
+  const positional: string[] = [];
+  let version: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--version') {
+      version = args[++i];
+      if (version === undefined) {
+        io.stderr.write(`linework convert: --version needs a value\n${CONVERT_USAGE}`);
+        return 2;
+      }
+    } else if (a.startsWith('--version=')) version = a.slice('--version='.length);
+    else if (a.startsWith('--')) {
+      io.stderr.write(`linework convert: unknown option ${a}\n${CONVERT_USAGE}`);
+      return 2;
+    } else positional.push(a);
+  }
+  if (positional.length !== 2) {
+    io.stderr.write(CONVERT_USAGE);
+    return 2;
+  }
+  const [input, output] = positional as [string, string];
+  const started = Date.now();
+  try {
+    const target = version !== undefined ? resolveVersion(version) : undefined;
+    const doc = await readWithProgress(input, io);
+    let entities = 0;
+    for (const b of doc.blocks.values()) entities += b.entities.length;
+    const progress = new Progress(io, 'writing', entities > 200_000 ? 1 : 0);
+    const estimate = Math.max(1, statSync(input).size);
+    const result = await saveDxf(doc, output, {
+      ...(target ? { version: target } : {}),
+      onProgress: (bytes) => progress.update(Math.min(0.99, bytes / estimate)),
+    });
+    progress.end();
+    for (const d of [...doc.diagnostics, ...result.diagnostics]) {
+      io.stderr.write(`${d.level}: ${d.line ? `line ${d.line}: ` : ''}${d.message}\n`);
+    }
+    const to = target ?? doc.version;
+    const seconds = ((Date.now() - started) / 1000).toFixed(2);
+    io.stderr.write(`converted ${input} (${releaseOf(doc.version)}) -> ${output} (${releaseOf(to)}): ${entities} entities, ${result.bytes} bytes in ${seconds} s\n`);
+    return 0;
+  } catch (e) {
+    io.stderr.write(`linework convert: ${message(e)}\n`);
+    return 1;
+  }
+}

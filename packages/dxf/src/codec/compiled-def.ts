@@ -1,0 +1,98 @@
+// A record declaration prepared for reading and writing: the common subclass of its context put in
+// front, group code -> attribute maps per subclass and across all of them (for R12's marker-less
+// records). Compiled once per declaration and context.
+import { getDef } from '../defs/registry.js';
+import { ENTITY_COMMON } from '../entities/common.js';
+import type { AttrDef, RecordDef, SubclassCodec, SubclassDef } from '../types.js';
+
+/** Where a record lives; decides its common subclass. */
+export type RecordContext = 'entity' | 'tableEntry' | 'object';
+
+export const TABLE_RECORD_COMMON: SubclassDef = { marker: 'AcDbSymbolTableRecord', attrs: [] };
+
+export interface CompiledSub {
+  marker: string;
+  def: SubclassDef;
+  /** Attribute by group code (points by their x code). */
+  byCode: Map<number, AttrDef>;
+  codec: SubclassCodec | undefined;
+}
+
+export interface CompiledDef {
+  type: string;
+  def: RecordDef | undefined;
+  context: RecordContext;
+  subs: CompiledSub[];
+  /** Attributes of all subclasses by code, in declaration order (R12 records have no markers). */
+  flat: Map<number, AttrDef[]>;
+  /** Subclasses with a codec, in order: marker-less records hand them what plain attributes left. */
+  codecSubs: CompiledSub[];
+  /** The group code of the handle: 105 for DIMSTYLE, 5 otherwise. */
+  handleCode: number;
+  /** Subclass markers in declared order, for comparing with a record's own order. */
+  markerList: string[];
+  /** Attributes the writer always writes: a decoded record shows them with their default. */
+  required: AttrDef[];
+}
+
+function compileSub(def: SubclassDef): CompiledSub {
+  const byCode = new Map<number, AttrDef>();
+  for (const a of def.attrs) if (!byCode.has(a.code)) byCode.set(a.code, a);
+  return { marker: def.marker, def, byCode, codec: def.codec };
+}
+
+function compile(type: string, def: RecordDef | undefined, context: RecordContext): CompiledDef {
+  const own = def?.subclasses ?? [];
+  const common = context === 'entity' ? [ENTITY_COMMON] : context === 'tableEntry' ? [TABLE_RECORD_COMMON] : [];
+  const subs = [...common, ...own].map(compileSub);
+  const flat = new Map<number, AttrDef[]>();
+  for (const s of subs) {
+    // a codec reads its own attributes, from what the plain ones leave
+    if (s.codec) continue;
+    for (const a of s.def.attrs) {
+      const list = flat.get(a.code);
+      if (list) list.push(a);
+      else flat.set(a.code, [a]);
+    }
+  }
+  return {
+    type,
+    def,
+    context,
+    subs,
+    flat,
+    codecSubs: subs.filter((s) => s.codec),
+    handleCode: type === 'DIMSTYLE' ? 105 : 5,
+    markerList: subs.map((s) => s.marker),
+    required: def ? subs.flatMap((s) => s.def.attrs.filter((a) => a.required && a.default !== undefined)) : [],
+  };
+}
+
+const compiled: Record<RecordContext, Map<string, CompiledDef>> = {
+  entity: new Map(),
+  tableEntry: new Map(),
+  object: new Map(),
+};
+
+/**
+ * The compiled declaration of a type in a context. Undeclared types get one too (common subclass
+ * only, `def` undefined) so that an unknown entity still exposes its layer and colour.
+ */
+export function compiledDef(type: string, context: RecordContext): CompiledDef {
+  const cache = compiled[context];
+  const def = getDef(type);
+  let cd = cache.get(type);
+  if (!cd || cd.def !== def) {
+    cd = compile(type, def, context);
+    cache.set(type, cd);
+  }
+  return cd;
+}
+
+/** Finds the subclass for a marker: the next one after `from` with that marker, else any. */
+export function findSub(cd: CompiledDef, marker: string, from: number): number {
+  const subs = cd.subs;
+  for (let i = from + 1; i < subs.length; i++) if (subs[i]!.marker === marker) return i;
+  for (let i = 0; i <= from && i < subs.length; i++) if (subs[i]!.marker === marker) return i;
+  return -1;
+}

@@ -1,0 +1,310 @@
+// Tags of one record -> DxfRecord, by the record's declaration. Structural codes are taken out
+// (5/105 handle, the first 330 owner and `102 {...}` groups of the common part, 1001 xdata to the
+// end); declared attributes are parsed subclass by subclass; everything else stays in `extra`.
+// Undeclared types keep their whole tag list in `extra['']` so they are written back as read.
+import type { AppDataGroup, AttrDef, DxfRecord, Tag, XDataGroup } from '../types.js';
+import type { CompiledDef, CompiledSub } from './compiled-def.js';
+import { findSub } from './compiled-def.js';
+import { subclassMarkersFor } from '../entities/index.js';
+import type { CodecContext } from '../types.js';
+
+function num(v: string): number {
+  // Number('') is 0 and Number(' ') too: an empty value is not a number
+  return v.length === 0 ? NaN : +v;
+}
+
+/** Parses one declared attribute at tag `i`; returns the index of its last tag, or -1 if the value is unusable. */
+function readAttr(a: AttrDef, codes: Int32Array, values: string[], i: number, end: number, attrs: Record<string, unknown>): number {
+  const v = values[i]!;
+  switch (a.kind) {
+    case 'str':
+      attrs[a.name] = v;
+      return i;
+    case 'handle':
+      attrs[a.name] = v.trim().toUpperCase();
+      return i;
+    case 'float': {
+      const n = num(v);
+      if (Number.isNaN(n)) return -1;
+      attrs[a.name] = n;
+      return i;
+    }
+    case 'int': {
+      const n = num(v);
+      if (Number.isNaN(n)) return -1;
+      // some writers (ProE) store integers as floats
+      attrs[a.name] = Number.isInteger(n) ? n : Math.trunc(n);
+      return i;
+    }
+    case 'bool': {
+      const n = num(v);
+      if (Number.isNaN(n)) return -1;
+      attrs[a.name] = n !== 0;
+      return i;
+    }
+    default: {
+      const code = a.code;
+      const x = num(v);
+      if (Number.isNaN(x)) return -1;
+      let y = 0;
+      let z = 0;
+      let j = i;
+      let dims = 1;
+      if (j + 1 < end && codes[j + 1] === code + 10) {
+        y = num(values[j + 1]!);
+        if (Number.isNaN(y)) return -1;
+        j++;
+        dims = 2;
+        if (j + 1 < end && codes[j + 1] === code + 20) {
+          z = num(values[j + 1]!);
+          if (Number.isNaN(z)) return -1;
+          j++;
+          dims = 3;
+        }
+      }
+      if (dims === 1) return -1;
+      // a 2D attribute read with its z keeps it, so writing it back loses nothing
+      attrs[a.name] = a.kind === 'point2' && dims === 2 ? [x, y] : [x, y, z];
+      return j;
+    }
+  }
+}
+
+function pushExtra(rec: DxfRecord, key: string, code: number, value: string): void {
+  const extra = (rec.extra ??= {});
+  const list = extra[key];
+  if (list) list.push([code, value]);
+  else extra[key] = [[code, value]];
+}
+
+/** Reads `102 {NAME ... 102 }` starting at `i`; returns the index of the closing tag. */
+function readAppData(codes: Int32Array, values: string[], i: number, end: number, rec: DxfRecord): number {
+  const group: AppDataGroup = { name: values[i]!.slice(1), tags: [] };
+  let j = i + 1;
+  for (; j < end; j++) {
+    if (codes[j] === 102 && values[j]!.trim() === '}') break;
+    group.tags.push([codes[j]!, values[j]!]);
+  }
+  (rec.appData ??= []).push(group);
+  return Math.min(j, end - 1);
+}
+
+function readXData(codes: Int32Array, values: string[], from: number, end: number, rec: DxfRecord): void {
+  const groups: XDataGroup[] = [];
+  let cur: XDataGroup | undefined;
+  for (let i = from; i < end; i++) {
+    const c = codes[i]!;
+    if (c === 1001) {
+      cur = { app: values[i]!, tags: [] };
+      groups.push(cur);
+    } else if (cur) {
+      cur.tags.push([c, values[i]!]);
+    }
+  }
+  rec.xdata = groups;
+}
+
+function xdataStart(codes: Int32Array, n: number): number {
+  for (let i = 1; i < n; i++) if (codes[i] === 1001) return i;
+  return n;
+}
+
+/**
+ * Decodes tags [0, n) (tag 0 is the type) into a record whose `kind` is its context ('entity',
+ * 'tableEntry', 'object').
+ */
+export function decodeRecord(cd: CompiledDef, codes: Int32Array, values: string[], n: number, ctx: CodecContext): DxfRecord {
+  const rec = { kind: cd.context, type: values[0]!, handle: '', owner: '', attrs: {} } as DxfRecord;
+  const xStart = xdataStart(codes, n);
+  if (cd.def === undefined) decodeRaw(cd, rec, codes, values, xStart);
+  else {
+    let hasMarkers = false;
+    for (let i = 1; i < xStart; i++) {
+      if (codes[i] === 100) {
+        hasMarkers = true;
+        break;
+      }
+    }
+    if (hasMarkers) decodeBySubclass(cd, rec, codes, values, xStart, ctx);
+    else decodeFlat(cd, rec, codes, values, xStart, ctx);
+    const attrs = rec.attrs;
+    for (const a of cd.required) {
+      if (attrs[a.name] === undefined && (a.minVersion === undefined || a.minVersion <= ctx.version)) {
+        const d = a.default!;
+        attrs[a.name] = Array.isArray(d) ? [...d] : d;
+      }
+    }
+  }
+  if (xStart < n) readXData(codes, values, xStart, n, rec);
+  return rec;
+}
+
+/** Scratch state of `structural` for the record being decoded (decoding never nests). */
+const state = { i: 0, owner: false, handle: false };
+
+function resetState(): void {
+  state.i = 0;
+  state.owner = false;
+  state.handle = false;
+}
+
+/** Takes the common part's structural tags; returns true when tag `i` was one (`state.i` is the last tag used). */
+function structural(cd: CompiledDef, rec: DxfRecord, codes: Int32Array, values: string[], i: number, end: number): boolean {
+  const c = codes[i]!;
+  if (c === cd.handleCode && !state.handle) {
+    rec.handle = normHandle(values[i]!);
+    state.handle = true;
+    return true;
+  }
+  if (c === 330 && !state.owner) {
+    rec.owner = normHandle(values[i]!);
+    state.owner = true;
+    return true;
+  }
+  if (c === 102 && values[i]!.charCodeAt(0) === 123 /* { */) {
+    state.i = readAppData(codes, values, i, end, rec);
+    return true;
+  }
+  return false;
+}
+
+/** Handles as read are mostly already trimmed upper-case hex: skip the copies then. */
+function normHandle(v: string): string {
+  for (let k = 0; k < v.length; k++) {
+    const ch = v.charCodeAt(k);
+    if (ch <= 32 || (ch >= 97 && ch <= 122)) return v.trim().toUpperCase();
+  }
+  return v;
+}
+
+function decodeRaw(cd: CompiledDef, rec: DxfRecord, codes: Int32Array, values: string[], end: number): void {
+  const tags: Tag[] = [];
+  resetState();
+  let common = true;
+  // an undeclared entity still exposes its AcDbEntity attributes (copies: the tags stay in place)
+  const entitySub = cd.context === 'entity' ? cd.subs[0] : undefined;
+  let inEntitySub = false;
+  for (let i = 1; i < end; i++) {
+    const c = codes[i]!;
+    if (common) {
+      if (c === 100) common = false;
+      else if (structural(cd, rec, codes, values, i, end)) {
+        if (state.i > i) i = state.i;
+        continue;
+      }
+    }
+    if (c === 100) inEntitySub = entitySub !== undefined && values[i] === entitySub.marker;
+    else if (entitySub && (inEntitySub || common)) {
+      const a = entitySub.byCode.get(c);
+      if (a && !(a.name in rec.attrs)) readAttr(a, codes, values, i, end, rec.attrs);
+    }
+    tags.push([c, values[i]!]);
+  }
+  rec.extra = { '': tags };
+}
+
+function runCodec(sub: CompiledSub, tags: Tag[], rec: DxfRecord, ctx: CodecContext): Tag[] {
+  return sub.codec!.read(tags, rec, ctx);
+}
+
+function decodeBySubclass(cd: CompiledDef, rec: DxfRecord, codes: Int32Array, values: string[], end: number, ctx: CodecContext): void {
+  resetState();
+  let subIdx = -1;
+  let sub: CompiledSub | undefined;
+  let key = '';
+  // markers are compared with the declared order as they come; a list is made only if they differ
+  const declared = cd.markerList;
+  let seen = 0;
+  let markers: string[] | undefined;
+  const attrs = rec.attrs;
+  for (let i = 1; i < end; i++) {
+    const c = codes[i]!;
+    if (c === 100) {
+      key = values[i]!;
+      if (markers) markers.push(key);
+      else if (seen >= declared.length || declared[seen] !== key) {
+        markers = declared.slice(0, seen);
+        markers.push(key);
+      }
+      seen++;
+      const found = findSub(cd, key, subIdx);
+      if (found >= 0) {
+        subIdx = found;
+        sub = cd.subs[found];
+        // a subclass newer than the file's version is not declared for it: kept as read
+        if (sub!.def.minVersion !== undefined && sub!.def.minVersion > ctx.version) sub = undefined;
+      } else sub = undefined;
+      if (sub?.codec) {
+        let j = i + 1;
+        while (j < end && codes[j] !== 100) j++;
+        const tags: Tag[] = [];
+        for (let k = i + 1; k < j; k++) tags.push([codes[k]!, values[k]!]);
+        const rest = runCodec(sub, tags, rec, ctx);
+        if (rest.length > 0) {
+          const extra = (rec.extra ??= {});
+          extra[key] = (extra[key] ?? []).concat(rest);
+        }
+        i = j - 1;
+      }
+      continue;
+    }
+    if (seen === 0) {
+      if (structural(cd, rec, codes, values, i, end)) {
+        if (state.i > i) i = state.i;
+        continue;
+      }
+      pushExtra(rec, '', c, values[i]!);
+      continue;
+    }
+    if (sub) {
+      const a = sub.byCode.get(c);
+      // attributes newer than the file's version stay extra tags, so they are written back
+      if (a && !(a.name in attrs) && (a.minVersion === undefined || a.minVersion <= ctx.version)) {
+        const last = readAttr(a, codes, values, i, end, attrs);
+        if (last >= 0) {
+          i = last;
+          continue;
+        }
+      }
+    }
+    pushExtra(rec, key, c, values[i]!);
+  }
+  if (!markers && seen !== declared.length) markers = declared.slice(0, seen);
+  // R12 records keep theirs always: R12 writes markers only for records read with them
+  if (markers) rec.markers = markers;
+  else if (ctx.version <= 'AC1009') rec.markers = declared.slice(0, seen);
+}
+
+function decodeFlat(cd: CompiledDef, rec: DxfRecord, codes: Int32Array, values: string[], end: number, ctx: CodecContext): void {
+  resetState();
+  const attrs = rec.attrs;
+  const leftover: Tag[] = [];
+  for (let i = 1; i < end; i++) {
+    if (structural(cd, rec, codes, values, i, end)) {
+      if (state.i > i) i = state.i;
+      continue;
+    }
+    const c = codes[i]!;
+    const candidates = cd.flat.get(c);
+    let taken = false;
+    if (candidates) {
+      for (const a of candidates) {
+        if (a.name in attrs || (a.minVersion !== undefined && a.minVersion > ctx.version)) continue;
+        const last = readAttr(a, codes, values, i, end, attrs);
+        if (last >= 0) {
+          i = last;
+          taken = true;
+        }
+        break;
+      }
+    }
+    if (!taken) leftover.push([c, values[i]!]);
+  }
+  let rest = leftover;
+  for (const sub of cd.codecSubs) rest = runCodec(sub, rest, rec, ctx);
+  // kept with the last subclass: written after the declared attributes, as such files have them
+  if (rest.length > 0) {
+    const last = cd.context === 'entity' ? subclassMarkersFor(rec).at(-1) : cd.subs[cd.subs.length - 1]?.marker;
+    (rec.extra ??= {})[last ?? ''] = rest;
+  }
+}

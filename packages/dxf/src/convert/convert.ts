@@ -1,0 +1,239 @@
+// Version conversion. Within R2000+ a version change is a relabel (the writer leaves out what the
+// target does not know). R12 <-> R13+ change the structure: going down drops what R12 has no
+// place for (objects, classes, layouts beyond the first, newer entity types) and says what;
+// going up builds on a fresh template, so the result has the handles, owners, block records,
+// dictionaries and layouts R2000 readers require.
+import type { Block, Diagnostic, DxfObject, TableEntry, TableName } from '../document-api.js';
+import { getDef } from '../defs/registry.js';
+import { dictEntries } from '../defs/objects.js';
+import {
+  DxfDocument,
+  MODEL_SPACE,
+  PAPER_SPACE,
+  entityTree,
+  isActivePaperSpaceName,
+  isModelSpaceName,
+  isPaperSpaceName,
+} from '../document.js';
+import { DxfError } from '../errors.js';
+import { HEADER_VARS } from '../header/header-vars.js';
+import { DXF_VERSIONS, RELEASE_NAMES, type DxfRecord, type DxfVersion, type Entity } from '../types.js';
+import { templateDocument } from '../template/template.js';
+
+export interface ConvertResult {
+  doc: DxfDocument;
+  diagnostics: Diagnostic[];
+  /** Kinds of records left out, with counts ('LWPOLYLINE': 12, 'OBJECTS': 40, ...). */
+  dropped: Record<string, number>;
+}
+
+/** 'R2018', 'r2000', 'AC1032' -> the $ACADVER name; throws on anything else. */
+export function resolveVersion(v: string): DxfVersion {
+  const s = v.trim().toUpperCase();
+  if ((DXF_VERSIONS as readonly string[]).includes(s)) return s as DxfVersion;
+  const byRelease = RELEASE_NAMES[s];
+  if (byRelease) return byRelease;
+  throw new DxfError(`unknown DXF version "${v}" (use R12, R2000, R2004, R2007, R2010, R2013, R2018 or AC10xx)`);
+}
+
+/** Entity types R12 knows. */
+const R12_ENTITIES = new Set([
+  'LINE', 'POINT', 'CIRCLE', 'ARC', 'TRACE', 'SOLID', 'TEXT', 'SHAPE', 'INSERT', 'ATTDEF', 'ATTRIB',
+  'POLYLINE', 'VERTEX', 'SEQEND', '3DFACE', 'VIEWPORT', 'DIMENSION',
+]);
+
+export function convert(doc: DxfDocument, target: DxfVersion): ConvertResult {
+  const from = doc.version;
+  if (target === from) return { doc, diagnostics: [], dropped: {} };
+  const r12From = from <= 'AC1009';
+  const r12To = target <= 'AC1009';
+  if (r12From && r12To) return { doc: doc.shallowCopy(target), diagnostics: [], dropped: {} };
+  if (!r12From && r12To) return downgradeToR12(doc, target);
+  if (target === 'AC1012' || target === 'AC1014') {
+    throw new DxfError('saving as R13/R14 is not supported: use R12 or R2000 and later');
+  }
+  if (r12From) return upgradeFromR12(doc, target);
+  return relabel(doc, target);
+}
+
+function count(dropped: Record<string, number>, kind: string, n = 1): void {
+  dropped[kind] = (dropped[kind] ?? 0) + n;
+}
+
+function releaseName(v: DxfVersion): string {
+  return Object.entries(RELEASE_NAMES).find(([, ver]) => ver === v)?.[0] ?? v;
+}
+
+function droppedDiagnostics(dropped: Record<string, number>, target: DxfVersion): Diagnostic[] {
+  return Object.entries(dropped).map(([kind, n]) => ({
+    level: 'warning' as const,
+    code: 'dropped',
+    message: `${n} ${kind} left out: ${releaseName(target)} has no place for ${n === 1 ? 'it' : 'them'}`,
+  }));
+}
+
+/** R2000+ -> another R2000+ version; R13/R14 drawings get the layouts R2000 requires. */
+function relabel(doc: DxfDocument, target: DxfVersion): ConvertResult {
+  const out = doc.shallowCopy(target);
+  const dropped: Record<string, number> = {};
+  const diagnostics: Diagnostic[] = [];
+  // types declared as newer than the target are left out
+  const keep = (r: DxfRecord): boolean => {
+    const min = getDef(r.type)?.minVersion;
+    if (min !== undefined && min > target) {
+      count(dropped, r.type);
+      return false;
+    }
+    return true;
+  };
+  for (const b of out.blocks.values()) b.entities = b.entities.filter(keep);
+  out.objects = out.objects.filter(keep);
+  if (doc.version < 'AC1015' && target >= 'AC1015') addLayouts(out, diagnostics);
+  if (doc.version < 'AC1021' && target >= 'AC1021') out.encoding = out.encoding || 'ANSI_1252';
+  return { doc: out, diagnostics: [...diagnostics, ...droppedDiagnostics(dropped, target)], dropped };
+}
+
+/** R13/R14 have no LAYOUT objects: create Model and one per paper-space block, as AutoCAD does. */
+function addLayouts(doc: DxfDocument, diagnostics: Diagnostic[]): void {
+  const root = doc.objects[0];
+  if (!root || root.type !== 'DICTIONARY' || doc.namedDictionary('ACAD_LAYOUT')) return;
+  const template = templateDocument('AC1032');
+  const tplLayouts = template.objects.filter((o) => o.type === 'LAYOUT');
+  const rootCopy: DxfObject = { ...root, attrs: { ...root.attrs, entries: [...dictEntries(root)] } };
+  replaceRecord(doc, root, rootCopy);
+  doc.objects[0] = rootCopy;
+  const dict: DxfObject = { kind: 'object', type: 'DICTIONARY', handle: '', owner: rootCopy.handle, attrs: { hard_owned: 0, cloning: 1, entries: [] } };
+  doc.addObject(dict);
+  dictEntries(rootCopy).push({ name: 'ACAD_LAYOUT', handle: dict.handle, code: 350 });
+  const records = doc.tables.get('BLOCK_RECORD');
+  if (!records) return;
+  let taborder = 1;
+  for (const b of doc.blocks.values()) {
+    const model = isModelSpaceName(b.name);
+    if (!model && !isPaperSpaceName(b.name)) continue;
+    const i = records.entries.findIndex((r) => typeof r.attrs.name === 'string' && r.attrs.name.toUpperCase() === b.name.toUpperCase());
+    if (i < 0) continue;
+    const tpl = tplLayouts.find((l) => (l.attrs.name === 'Model') === model)!;
+    const name = model ? 'Model' : `Layout${taborder}`;
+    const layout: DxfObject = {
+      kind: 'object',
+      type: 'LAYOUT',
+      handle: '',
+      owner: dict.handle,
+      attrs: { ...structuredClone(tpl.attrs), name, taborder: model ? 0 : taborder++ },
+      appData: [{ name: 'ACAD_REACTORS', tags: [[330, dict.handle]] }],
+    };
+    if (tpl.extra) layout.extra = structuredClone(tpl.extra);
+    delete layout.attrs.viewport_handle;
+    const original = records.entries[i]!;
+    const record: TableEntry = { ...original, attrs: { ...original.attrs } };
+    replaceRecord(doc, original, record);
+    records.entries[i] = record;
+    layout.attrs.block_record_handle = record.handle;
+    doc.addObject(layout);
+    record.attrs.layout = layout.handle;
+    dictEntries(dict).push({ name, handle: layout.handle, code: 350 });
+  }
+  diagnostics.push({ level: 'info', code: 'layouts-added', message: 'R13/R14 drawing: LAYOUT objects created for R2000' });
+}
+
+/** Swaps a shared record for its copy in the handle index (conversions do not touch the source). */
+function replaceRecord(doc: DxfDocument, old: DxfRecord, copy: DxfRecord): void {
+  doc.unindexRecord(old);
+  doc.indexRecord(copy);
+}
+
+function downgradeToR12(doc: DxfDocument, target: DxfVersion): ConvertResult {
+  const out = new DxfDocument(target);
+  out.strictR12 = true;
+  const dropped: Record<string, number> = {};
+  out.encoding = doc.version >= 'AC1021' ? 'ANSI_1252' : doc.encoding;
+  for (const [name, tags] of doc.header) {
+    const info = HEADER_VARS.get(name);
+    if (info && info.minVersion > 'AC1009') continue;
+    out.header.set(name, tags);
+  }
+  out.setHeaderTags('$HANDLING', [[70, '1']]);
+  for (const [name, table] of doc.tables) {
+    if (name === 'BLOCK_RECORD') continue;
+    out.tables.set(name, { name, head: table.head, entries: table.entries });
+  }
+  const keep = (e: Entity): boolean => {
+    if (R12_ENTITIES.has(e.type)) return true;
+    count(dropped, e.type);
+    return false;
+  };
+  for (const b of doc.blocks.values()) {
+    let name = b.name;
+    if (isModelSpaceName(b.name)) name = '$MODEL_SPACE';
+    else if (isActivePaperSpaceName(b.name)) name = '$PAPER_SPACE';
+    else if (isPaperSpaceName(b.name)) {
+      count(dropped, 'paper-space layout (R12 has one)');
+      count(dropped, 'entity of a dropped layout', b.entities.length);
+      continue;
+    }
+    const block: Entity = name === b.name ? b.block : { ...b.block, attrs: { ...b.block.attrs, name, name2: name } };
+    out.blocks.set(name, { name, block, endblk: b.endblk, entities: b.entities.filter(keep) });
+  }
+  if (doc.objects.length) count(dropped, 'objects (OBJECTS section)', doc.objects.length);
+  if (doc.classes.length) count(dropped, 'classes (CLASSES section)', doc.classes.length);
+  for (const r of doc.rawSections) count(dropped, `${r.name} section`);
+  for (const rec of out.records()) out.indexRecord(rec);
+  out.setHeaderTags('$HANDSEED', [[5, doc.handseed()]]);
+  return { doc: out, diagnostics: droppedDiagnostics(dropped, target), dropped };
+}
+
+function cloneForImport(e: Entity): Entity {
+  const c = structuredClone(e);
+  for (const r of entityTree(c)) {
+    r.handle = '';
+    r.owner = '';
+  }
+  return c;
+}
+
+/** Tables whose entries the template has and an R12 drawing must not replace (R12 codes differ). */
+const KEEP_TEMPLATE_ENTRY: TableName[] = ['DIMSTYLE', 'VPORT'];
+
+function upgradeFromR12(doc: DxfDocument, target: DxfVersion): ConvertResult {
+  const out = templateDocument(target);
+  const diagnostics: Diagnostic[] = [{ level: 'info', code: 'upgraded', message: `R12 drawing rebuilt as ${target}` }];
+  const skip = new Set(['$ACADVER', '$HANDSEED', '$HANDLING', '$DWGCODEPAGE']);
+  for (const [name, tags] of doc.header) if (!skip.has(name)) out.header.set(name, structuredClone(tags));
+  if (target < 'AC1021') out.encoding = doc.encoding;
+  for (const [name, table] of doc.tables) {
+    if (name === 'BLOCK_RECORD') continue;
+    for (const entry of table.entries) {
+      const entryName = typeof entry.attrs.name === 'string' ? entry.attrs.name : '';
+      const have = out.getTableEntry(name, entryName);
+      if (have) {
+        if (KEEP_TEMPLATE_ENTRY.includes(name)) continue;
+        have.attrs = structuredClone(entry.attrs);
+        if (entry.extra) have.extra = structuredClone(entry.extra);
+        if (entry.xdata) have.xdata = structuredClone(entry.xdata);
+        continue;
+      }
+      if (name === 'VPORT') continue;
+      const added = out.addTableEntry(name, entryName, structuredClone(entry.attrs));
+      if (entry.extra) added.extra = structuredClone(entry.extra);
+      if (entry.xdata) added.xdata = structuredClone(entry.xdata);
+    }
+  }
+  for (const b of doc.blocks.values()) {
+    let target: Block;
+    if (isModelSpaceName(b.name)) target = out.getBlock(MODEL_SPACE)!;
+    else if (isActivePaperSpaceName(b.name)) target = out.getBlock(PAPER_SPACE)!;
+    else {
+      const a = b.block.attrs;
+      const base = Array.isArray(a.base_point) ? (a.base_point as number[]) : [0, 0, 0];
+      target = out.addBlock(b.name, [base[0] ?? 0, base[1] ?? 0, base[2] ?? 0], {
+        flags: a.flags ?? 0,
+        ...(a.description !== undefined ? { description: a.description } : {}),
+        ...(a.xref_path !== undefined ? { xref_path: a.xref_path } : {}),
+      });
+      if (b.block.xdata) target.block.xdata = structuredClone(b.block.xdata);
+    }
+    for (const e of b.entities) out.addEntity(cloneForImport(e), target.name);
+  }
+  return { doc: out, diagnostics, dropped: {} };
+}

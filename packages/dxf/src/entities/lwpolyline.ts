@@ -1,0 +1,111 @@
+// LWPOLYLINE: AcDbPolyline (ezdxf entities/lwpolyline.py). Vertices are in OCS:
+// `points: [x, y, start_width, end_width, bulge][]`. The vertex count (90) is derived from
+// `points` on write. Per vertex, 40/41 are written when a width is non-zero and 42 when the bulge
+// is; a file that wrote them otherwise (e.g. explicit zero widths) keeps its layout in
+// `vertex_tags` (bit mask per vertex: 1 = 40/41, 2 = 42), and vertex ids (91) in `vertex_ids`.
+import { registerDef } from '../defs/registry.js';
+import type { AttrDef, DxfRecord, RecordDef, Tag, TagSink } from '../types.js';
+import { num, sequentialCodec } from './codec-util.js';
+
+export type LwPoint = [x: number, y: number, start_width: number, end_width: number, bulge: number];
+
+export const LWPOLYLINE_ATTRS: AttrDef[] = [
+  { name: 'count', code: 90, kind: 'int' },
+  { name: 'flags', code: 70, kind: 'int', default: 0, required: true },
+  { name: 'const_width', code: 43, kind: 'float', default: 0 },
+  { name: 'elevation', code: 38, kind: 'float', default: 0 },
+  { name: 'thickness', code: 39, kind: 'float', default: 0 },
+  { name: 'extrusion', code: 210, kind: 'vec3', default: [0, 0, 1] },
+];
+
+function readVertices(tags: Tag[], i: number, rec: DxfRecord, state: Record<string, unknown>): number {
+  const code = tags[i]![0];
+  if (code === 90) {
+    // the count is derived from the vertices
+    state.count = num(tags[i]![1]);
+    return i + 1;
+  }
+  if (code !== 10 || state.verticesDone) return -1;
+  const points: LwPoint[] = [];
+  const layout: number[] = [];
+  const ids: number[] = [];
+  let custom = false;
+  let hasIds = false;
+  let j = i;
+  while (j < tags.length && tags[j]![0] === 10) {
+    const x = num(tags[j]![1]);
+    j++;
+    let y = 0;
+    if (j < tags.length && tags[j]![0] === 20) y = num(tags[j++]![1]);
+    let sw = 0;
+    let ew = 0;
+    let b = 0;
+    let mask = 0;
+    let id = 0;
+    for (; j < tags.length; j++) {
+      const c = tags[j]![0];
+      if (c === 91) {
+        id = num(tags[j]![1]);
+        hasIds = true;
+      } else if (c === 40) {
+        sw = num(tags[j]![1]);
+        mask |= 1;
+      } else if (c === 41) {
+        ew = num(tags[j]![1]);
+        mask |= 1;
+      } else if (c === 42) {
+        b = num(tags[j]![1]);
+        mask |= 2;
+      } else break;
+    }
+    const expected = (sw !== 0 || ew !== 0 ? 1 : 0) | (b !== 0 ? 2 : 0);
+    if (mask !== expected) custom = true;
+    points.push([x, y, sw, ew, b]);
+    layout.push(mask);
+    ids.push(id);
+  }
+  rec.attrs.points = points;
+  if (custom) rec.attrs.vertex_tags = layout;
+  if (hasIds) rec.attrs.vertex_ids = ids;
+  state.verticesDone = true;
+  return j;
+}
+
+function writeCount(rec: DxfRecord, out: TagSink): void {
+  const pts = (rec.attrs.points as LwPoint[] | undefined) ?? [];
+  out.tag(90, pts.length);
+}
+
+function writeVertices(rec: DxfRecord, out: TagSink): void {
+  const pts = (rec.attrs.points as LwPoint[] | undefined) ?? [];
+  let layout = rec.attrs.vertex_tags as number[] | undefined;
+  if (layout && layout.length !== pts.length) layout = undefined;
+  let ids = rec.attrs.vertex_ids as number[] | undefined;
+  if (ids && ids.length !== pts.length) ids = undefined;
+  for (let k = 0; k < pts.length; k++) {
+    const p = pts[k]!;
+    out.point(10, [p[0], p[1]]);
+    if (ids) out.tag(91, ids[k]!);
+    const sw = p[2] ?? 0;
+    const ew = p[3] ?? 0;
+    const b = p[4] ?? 0;
+    const mask = layout ? layout[k]! : (sw !== 0 || ew !== 0 ? 1 : 0) | (b !== 0 ? 2 : 0);
+    if (mask & 1) {
+      out.tag(40, sw);
+      out.tag(41, ew);
+    }
+    if (mask & 2) out.tag(42, b);
+  }
+}
+
+export const LWPOLYLINE_CODEC = sequentialCodec({
+  attrs: LWPOLYLINE_ATTRS,
+  hooks: [readVertices],
+  order: [writeCount, 'flags', 'const_width', 'elevation', 'thickness', writeVertices, 'extrusion'],
+});
+
+export const LWPOLYLINE: RecordDef = registerDef({
+  type: 'LWPOLYLINE',
+  minVersion: 'AC1014',
+  subclasses: [{ marker: 'AcDbPolyline', attrs: LWPOLYLINE_ATTRS, codec: LWPOLYLINE_CODEC }],
+});

@@ -1,0 +1,222 @@
+// Bounding boxes in WCS. LINE, POINT, CIRCLE, ARC, LWPOLYLINE and TEXT take a direct path with no
+// intermediate objects (the engine boxes every entity when it indexes a drawing); the others go
+// through their primitives. Arcs and ellipses are exact (end points plus the axis extremes that lie
+// on the arc, also in tilted OCS planes); splines are flattened to 1e-4 of their control polygon's
+// size; text uses an estimated glyph width of 0.6 × height per character.
+import type { DocumentApi } from '../document-api.js';
+import type { Entity, Vec3 } from '../types.js';
+import { BSpline, addEllipseArcToBox, addToBox, angleInRange, bulgeToArc, emptyBox } from './curves.js';
+import type { BoxArray } from './curves.js';
+import { entityGeometry, textCornersOcs } from './primitives.js';
+import type { Primitive } from './primitives.js';
+import { DEG, isDefaultExtrusion, ocsFromExtrusion, ocsToWcs } from './vec.js';
+
+export interface BBox {
+  min: Vec3;
+  max: Vec3;
+}
+
+const n = (v: unknown, d = 0): number => (typeof v === 'number' ? v : v === undefined || v === null ? d : Number(v) || d);
+
+function toBBox(b: BoxArray): BBox | null {
+  if (!(b[0]! <= b[3]!)) return null;
+  return { min: [b[0]!, b[1]!, b[2]!], max: [b[3]!, b[4]!, b[5]!] };
+}
+
+/** Grows `b` by a primitive; returns false for unbounded ones. */
+export function addPrimToBox(b: BoxArray, p: Primitive): boolean {
+  switch (p.k) {
+    case 'line':
+      addToBox(b, p.a[0], p.a[1], p.a[2]);
+      addToBox(b, p.b[0], p.b[1], p.b[2]);
+      return true;
+    case 'point':
+      addToBox(b, p.p[0], p.p[1], p.p[2]);
+      return true;
+    case 'poly':
+      for (const q of p.pts) addToBox(b, q[0], q[1], q[2]);
+      return true;
+    case 'arc':
+      addEllipseArcToBox(b, p.c, p.u, p.v, p.t0, p.t0 + p.sweep, p.sweep >= 2 * Math.PI - 1e-12);
+      return true;
+    case 'spline': {
+      const cps = p.data.control_points;
+      const hull = emptyBox();
+      for (const q of cps) addToBox(hull, q[0]!, q[1]!, q[2] ?? 0);
+      const size = Math.max(hull[3]! - hull[0]!, hull[4]! - hull[1]!, hull[5]! - hull[2]!);
+      for (const q of new BSpline(p.data).flatten(Math.max(size * 1e-4, 1e-9))) addToBox(b, q[0], q[1], q[2]);
+      return true;
+    }
+    case 'ray':
+      return false;
+  }
+}
+
+// fast paths --------------------------------------------------------------------------------------
+
+function point3(v: unknown, i: number): number {
+  return Array.isArray(v) ? n(v[i]) : 0;
+}
+
+function circleBox(e: Entity, full: boolean): BBox | null {
+  const a = e.attrs;
+  const r = Math.abs(n(a.radius, 1));
+  const c = a.center;
+  const cx = point3(c, 0);
+  const cy = point3(c, 1);
+  const cz = point3(c, 2);
+  if (isDefaultExtrusion(a.extrusion)) {
+    if (full) return { min: [cx - r, cy - r, cz], max: [cx + r, cy + r, cz] };
+    const s = n(a.start_angle) * DEG;
+    const en = (a.end_angle === undefined ? 360 : n(a.end_angle)) * DEG;
+    let x0 = cx + r * Math.cos(s);
+    let y0 = cy + r * Math.sin(s);
+    let x1 = cx + r * Math.cos(en);
+    let y1 = cy + r * Math.sin(en);
+    if (x1 < x0) [x0, x1] = [x1, x0];
+    if (y1 < y0) [y0, y1] = [y1, y0];
+    if (angleInRange(0, s, en)) x1 = cx + r;
+    if (angleInRange(Math.PI / 2, s, en)) y1 = cy + r;
+    if (angleInRange(Math.PI, s, en)) x0 = cx - r;
+    if (angleInRange(1.5 * Math.PI, s, en)) y0 = cy - r;
+    return { min: [x0, y0, cz], max: [x1, y1, cz] };
+  }
+  const ocs = ocsFromExtrusion(a.extrusion);
+  const b = emptyBox();
+  const cw = ocsToWcs(ocs, [cx, cy, cz]);
+  const u = [ocs.ux[0] * r, ocs.ux[1] * r, ocs.ux[2] * r];
+  const v = [ocs.uy[0] * r, ocs.uy[1] * r, ocs.uy[2] * r];
+  const s = n(a.start_angle) * DEG;
+  const en = (a.end_angle === undefined ? 360 : n(a.end_angle)) * DEG;
+  addEllipseArcToBox(b, cw, u, v, s, en, full);
+  return toBBox(b);
+}
+
+function lwpolylineBox(e: Entity): BBox | null {
+  const a = e.attrs;
+  const pts = a.points as number[][] | undefined;
+  if (!pts || pts.length === 0) return null;
+  const elev = n(a.elevation);
+  const closed = (n(a.flags) & 1) !== 0;
+  const plain = isDefaultExtrusion(a.extrusion);
+  let minx = Infinity, miny = Infinity, maxx = -Infinity, maxy = -Infinity;
+  let bulges = false;
+  for (let i = 0; i < pts.length; i++) {
+    const p = pts[i]!;
+    const x = p[0]!;
+    const y = p[1]!;
+    if (x < minx) minx = x;
+    if (x > maxx) maxx = x;
+    if (y < miny) miny = y;
+    if (y > maxy) maxy = y;
+    if (p[4]) bulges = true;
+  }
+  if (bulges) {
+    const segs = closed ? pts.length : pts.length - 1;
+    for (let i = 0; i < segs; i++) {
+      const p = pts[i]!;
+      const b = p[4] ?? 0;
+      if (!b) continue;
+      const q = pts[(i + 1) % pts.length]!;
+      if (p[0] === q[0] && p[1] === q[1]) continue;
+      const arc = bulgeToArc(p, q, b);
+      const [cx, cy] = arc.center;
+      const r = arc.radius;
+      if (angleInRange(0, arc.start_angle, arc.end_angle)) maxx = Math.max(maxx, cx + r);
+      if (angleInRange(Math.PI / 2, arc.start_angle, arc.end_angle)) maxy = Math.max(maxy, cy + r);
+      if (angleInRange(Math.PI, arc.start_angle, arc.end_angle)) minx = Math.min(minx, cx - r);
+      if (angleInRange(1.5 * Math.PI, arc.start_angle, arc.end_angle)) miny = Math.min(miny, cy - r);
+    }
+  }
+  if (plain) return { min: [minx, miny, elev], max: [maxx, maxy, elev] };
+  // tilted plane: exact via primitives
+  return null;
+}
+
+function textBox(e: Entity): BBox | null {
+  const a = e.attrs;
+  const c = textCornersOcs(e);
+  const plain = isDefaultExtrusion(a.extrusion);
+  const ocs = plain ? null : ocsFromExtrusion(a.extrusion);
+  let minx = Infinity, miny = Infinity, minz = Infinity, maxx = -Infinity, maxy = -Infinity, maxz = -Infinity;
+  for (const p0 of c) {
+    const p = ocs ? ocsToWcs(ocs, p0) : p0;
+    if (p[0] < minx) minx = p[0];
+    if (p[0] > maxx) maxx = p[0];
+    if (p[1] < miny) miny = p[1];
+    if (p[1] > maxy) maxy = p[1];
+    if (p[2] < minz) minz = p[2];
+    if (p[2] > maxz) maxz = p[2];
+  }
+  return { min: [minx, miny, minz], max: [maxx, maxy, maxz] };
+}
+
+/**
+ * The WCS bounding box of an entity, or null when it is unbounded (RAY, XLINE) or has no geometry.
+ * INSERT (and MINSERT arrays) resolve their block through `doc`, nested inserts included, with
+ * their attributes; DIMENSION uses its `geometry` block when `doc` has it, else its definition points.
+ */
+export function boundingBox(e: Entity, doc?: DocumentApi): BBox | null {
+  const a = e.attrs;
+  switch (e.type) {
+    case 'LINE': {
+      const s = a.start;
+      const t = a.end;
+      const x0 = point3(s, 0), y0 = point3(s, 1), z0 = point3(s, 2);
+      const x1 = point3(t, 0), y1 = point3(t, 1), z1 = point3(t, 2);
+      return {
+        min: [x0 < x1 ? x0 : x1, y0 < y1 ? y0 : y1, z0 < z1 ? z0 : z1],
+        max: [x0 > x1 ? x0 : x1, y0 > y1 ? y0 : y1, z0 > z1 ? z0 : z1],
+      };
+    }
+    case 'POINT': {
+      const p = a.location;
+      const x = point3(p, 0), y = point3(p, 1), z = point3(p, 2);
+      return { min: [x, y, z], max: [x, y, z] };
+    }
+    case 'CIRCLE':
+      return circleBox(e, true);
+    case 'ARC':
+      return circleBox(e, false);
+    case 'LWPOLYLINE': {
+      const b = lwpolylineBox(e);
+      if (b || !a.points || (a.points as unknown[]).length === 0) return b;
+      break;
+    }
+    case 'TEXT':
+    case 'ATTDEF':
+      return textBox(e);
+    case 'ATTRIB':
+      return n(a.flags) & 1 ? null : textBox(e);
+    case 'RAY':
+    case 'XLINE':
+      return null;
+    default:
+      break;
+  }
+  const g = entityGeometry(e, doc);
+  const b = emptyBox();
+  let bounded = true;
+  for (const p of g.prims) if (!addPrimToBox(b, p)) bounded = false;
+  if (!bounded && e.type !== 'INSERT') return null;
+  return toBBox(b);
+}
+
+/** The union of the boxes of entities (unbounded and empty ones skipped); null when none. */
+export function extents(entities: Iterable<Entity>, doc?: DocumentApi): BBox | null {
+  let minx = Infinity, miny = Infinity, minz = Infinity, maxx = -Infinity, maxy = -Infinity, maxz = -Infinity;
+  for (const e of entities) {
+    const b = boundingBox(e, doc);
+    if (!b) continue;
+    if (b.min[0] < minx) minx = b.min[0];
+    if (b.min[1] < miny) miny = b.min[1];
+    if (b.min[2] < minz) minz = b.min[2];
+    if (b.max[0] > maxx) maxx = b.max[0];
+    if (b.max[1] > maxy) maxy = b.max[1];
+    if (b.max[2] > maxz) maxz = b.max[2];
+  }
+  if (!(minx <= maxx)) return null;
+  return { min: [minx, miny, minz], max: [maxx, maxy, maxz] };
+}
+
+export { addToBox };

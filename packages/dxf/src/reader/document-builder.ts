@@ -1,0 +1,540 @@
+// Records -> DxfDocument. Receives the scanner's records one by one (a file is never held whole),
+// follows the sections, decodes each record by its declaration and repairs what broken files
+// need (missing ENDBLK/SEQEND/EOF, duplicate or empty handles), reporting each repair.
+import { decodeRecord } from '../codec/decode.js';
+import { compiledDef } from '../codec/compiled-def.js';
+import type { Block, Diagnostic, DxfObject, RawSection, Table, TableEntry, TableName } from '../document-api.js';
+import {
+  DxfDocument,
+  PAPER_SPACE,
+  TABLE_ORDER,
+  entityTree,
+  isActivePaperSpaceName,
+  isModelSpaceName,
+} from '../document.js';
+import { codecFor, decodeUnicodeEscapes, isKnownCodepage, isUnicodeVersion } from '../tags/encoding.js';
+import type { TagScanner } from '../tags/source.js';
+import { DXF_VERSIONS, type CodecContext, type DxfRecord, type DxfVersion, type Entity, type Tag } from '../types.js';
+
+export interface ReadOptions {
+  /** Give every record a handle when the file has none (R12 without $HANDLING). Default false. */
+  assignHandles?: boolean;
+}
+
+/** At most this many diagnostics of one code are listed; the rest are counted in a summary. */
+const MAX_DIAGNOSTICS_PER_CODE = 50;
+
+function isHex(h: string): boolean {
+  for (let i = 0; i < h.length; i++) {
+    const c = h.charCodeAt(i);
+    if (!((c >= 48 && c <= 57) || (c >= 65 && c <= 70))) return false;
+  }
+  return h.length > 0;
+}
+
+type Section = 'HEADER' | 'CLASSES' | 'TABLES' | 'BLOCKS' | 'ENTITIES' | 'OBJECTS' | 'RAW';
+
+function versionOf(raw: string): { version: DxfVersion; known: boolean } {
+  const v = raw.trim().toUpperCase();
+  if ((DXF_VERSIONS as readonly string[]).includes(v)) return { version: v as DxfVersion, known: true };
+  // newer than R2018: the structures are the same as far as this library goes
+  if (/^AC10[3-9]\d$/.test(v) || /^AC1[1-9]\d\d$/.test(v)) return { version: 'AC1032', known: false };
+  return { version: 'AC1009', known: false };
+}
+
+export class DocumentBuilder {
+  readonly doc = new DxfDocument('AC1009');
+  private scanner: TagScanner | null = null;
+  private section: Section | null = null;
+  private sectionName = '';
+  private lastSection: string | null = null;
+  private decodingSet = false;
+  private sawEof = false;
+  private ctx: CodecContext = { version: 'AC1009' };
+  private handlesExpected = false;
+  private sawHandle = false;
+  private table: Table | null = null;
+  private block: { block: Entity; entities: Entity[]; line: number } | null = null;
+  private parent: Entity | null = null;
+  private raw: RawSection | null = null;
+  private readonly needHandle: { rec: DxfRecord; old: string }[] = [];
+  private readonly pendingModel: Entity[] = [];
+  private readonly pendingPaper: Entity[] = [];
+  private modelBlock: Block | null = null;
+  private paperBlock: Block | null = null;
+  private modelOwner = '';
+  private paperOwner = '';
+  private readonly interned = new Map<string, string>();
+  private lastLayer = '';
+  private lastOwner = '';
+  private readonly diagCounts = new Map<string, number>();
+
+  constructor(private readonly opts: ReadOptions = {}) {}
+
+  attach(scanner: TagScanner): void {
+    this.scanner = scanner;
+  }
+
+  diagnostic(d: Diagnostic): void {
+    const n = (this.diagCounts.get(d.code) ?? 0) + 1;
+    this.diagCounts.set(d.code, n);
+    if (n <= MAX_DIAGNOSTICS_PER_CODE) this.doc.diagnostics.push(d);
+  }
+
+  // ---- the record stream ------------------------------------------------------------------------
+
+  record(codes: Int32Array, values: string[], n: number, line: number): void {
+    if (codes[0] !== 0) {
+      this.diagnostic({ level: 'warning', code: 'stray-tags', message: `${n} tags before the first record ignored`, line });
+      return;
+    }
+    const type = values[0]!;
+    if (type === 'SECTION') return this.openSection(codes, values, n, line);
+    if (type === 'ENDSEC') return this.closeSection(line);
+    if (type === 'EOF') {
+      if (this.section) this.closeSection(line);
+      this.sawEof = true;
+      return;
+    }
+    switch (this.section) {
+      case 'ENTITIES':
+        return this.onEntity(this.entity(codes, values, n, line), line, this.distribute);
+      case 'BLOCKS':
+        return this.onBlockRecord(codes, values, n, line);
+      case 'TABLES':
+        return this.onTableRecord(codes, values, n, line);
+      case 'OBJECTS':
+        return this.onObject(codes, values, n, line);
+      case 'CLASSES':
+        if (type !== 'CLASS') this.diagnostic({ level: 'warning', code: 'unexpected-record', message: `${type} in CLASSES kept as a class`, line });
+        this.doc.classes.push({ tags: tagsOf(codes, values, 1, n) });
+        return;
+      case 'RAW':
+        this.raw!.tags.push(...tagsOf(codes, values, 0, n));
+        return;
+      case 'HEADER':
+        this.diagnostic({ level: 'warning', code: 'unexpected-record', message: `${type} inside HEADER ignored`, line });
+        return;
+      default:
+        this.diagnostic({ level: 'warning', code: 'outside-section', message: `${type} outside of any section ignored`, line });
+    }
+  }
+
+  private openSection(codes: Int32Array, values: string[], n: number, line: number): void {
+    if (this.section) {
+      this.diagnostic({ level: 'warning', code: 'missing-endsec', message: `section ${this.sectionName} has no ENDSEC`, line });
+      this.closeSection(line);
+    }
+    const name = codes[1] === 2 ? values[1]!.trim().toUpperCase() : '';
+    this.sectionName = name;
+    if (name === 'HEADER') {
+      this.readHeader(codes, values, n);
+      this.section = 'HEADER';
+      return;
+    }
+    if (!this.decodingSet) this.applyVersion();
+    switch (name) {
+      case 'CLASSES':
+      case 'TABLES':
+      case 'BLOCKS':
+      case 'OBJECTS':
+        this.section = name;
+        break;
+      case 'ENTITIES':
+        this.section = name;
+        this.startEntities();
+        break;
+      default:
+        this.section = 'RAW';
+        this.raw = { name: name || values[1] || '', tags: tagsOf(codes, values, 2, n), after: this.lastSection };
+    }
+    if (n > 2 && this.section !== 'RAW') {
+      this.diagnostic({ level: 'warning', code: 'stray-tags', message: `${n - 2} tags after SECTION ${name} ignored`, line });
+    }
+  }
+
+  private closeSection(line: number): void {
+    switch (this.section) {
+      case null:
+        this.diagnostic({ level: 'warning', code: 'stray-endsec', message: 'ENDSEC without SECTION ignored', line });
+        return;
+      case 'TABLES':
+        this.table = null;
+        break;
+      case 'BLOCKS':
+        this.closeParent();
+        if (this.block) {
+          this.diagnostic({ level: 'warning', code: 'missing-endblk', message: `block "${String(this.block.block.attrs.name)}" has no ENDBLK`, line: this.block.line });
+          this.endBlock(null, line);
+        }
+        break;
+      case 'ENTITIES':
+        this.closeParent();
+        break;
+      case 'RAW':
+        this.doc.rawSections.push(this.raw!);
+        this.raw = null;
+        break;
+      default:
+    }
+    this.lastSection = this.sectionName;
+    this.section = null;
+  }
+
+  // ---- header and decoding ----------------------------------------------------------------------
+
+  private readHeader(codes: Int32Array, values: string[], n: number): void {
+    const header = this.doc.header;
+    let name: string | null = null;
+    let tags: Tag[] = [];
+    for (let i = 2; i < n; i++) {
+      if (codes[i] === 9) {
+        if (name !== null) header.set(name, tags);
+        name = values[i]!.trim();
+        tags = [];
+      } else if (name !== null) tags.push([codes[i]!, values[i]!]);
+    }
+    if (name !== null) header.set(name, tags);
+    this.applyVersion();
+    // the header was scanned before its code page was known: decode its text now
+    const codec = codecFor(this.doc.encoding, isUnicodeVersion(this.doc.version));
+    const escapes = !isUnicodeVersion(this.doc.version);
+    for (const list of header.values()) {
+      for (const t of list) {
+        let v = t[1];
+        if (hasHighChars(v)) v = codec.decode(Buffer.from(v, 'latin1'), 0, v.length);
+        if (escapes && v.includes('\\U+')) v = decodeUnicodeEscapes(v);
+        t[1] = v;
+      }
+    }
+  }
+
+  /** Reads $ACADVER / $DWGCODEPAGE (defaults without a header) and sets the scanner's decoding. */
+  private applyVersion(): void {
+    this.decodingSet = true;
+    const doc = this.doc;
+    const acadver = doc.header.get('$ACADVER')?.[0]?.[1];
+    if (acadver !== undefined) {
+      const { version, known } = versionOf(acadver);
+      doc.version = version;
+      if (!known) {
+        this.diagnostic({ level: 'info', code: 'version', message: `$ACADVER ${acadver} read as ${version}` });
+      }
+    } else {
+      doc.version = 'AC1009';
+      this.diagnostic({ level: 'info', code: 'version', message: 'no $ACADVER: read as R12 (AC1009)' });
+    }
+    const cp = doc.header.get('$DWGCODEPAGE')?.[0]?.[1]?.trim();
+    doc.encoding = cp || 'ANSI_1252';
+    // the writer always starts with $ACADVER and $DWGCODEPAGE: the model does too
+    const rest = [...doc.header].filter(([k]) => k !== '$ACADVER' && (cp !== undefined || k !== '$DWGCODEPAGE'));
+    doc.header.clear();
+    doc.header.set('$ACADVER', [[1, doc.version]]);
+    if (!cp) doc.header.set('$DWGCODEPAGE', [[3, doc.encoding]]);
+    for (const [k, v] of rest) doc.header.set(k, v);
+    const utf8 = isUnicodeVersion(doc.version);
+    if (!utf8 && cp && !isKnownCodepage(cp)) {
+      this.diagnostic({ level: 'warning', code: 'codepage', message: `unknown code page ${cp}: text read as cp1252` });
+    }
+    this.scanner?.setDecoder(codecFor(doc.encoding, utf8).decode, !utf8);
+    this.ctx = { version: doc.version };
+    this.handlesExpected = doc.hasHandles;
+  }
+
+  // ---- records ----------------------------------------------------------------------------------
+
+  private intern(s: string): string {
+    const had = this.interned.get(s);
+    if (had !== undefined) return had;
+    this.interned.set(s, s);
+    return s;
+  }
+
+  /** Registers a decoded record's handle, noting empty, invalid and duplicate ones for repair. */
+  private register(rec: DxfRecord, line: number): void {
+    const h = rec.handle;
+    if (h === '') {
+      // R12 files with $HANDLING leave table entries without handles: that is normal, not damage
+      if (this.handlesExpected && this.doc.version > 'AC1009') {
+        this.needHandle.push({ rec, old: '' });
+        this.diagnostic({ level: 'warning', code: 'empty-handle', message: `${rec.type} without handle: new handle assigned`, line });
+      }
+      return;
+    }
+    this.sawHandle = true;
+    if (h === '0' || !isHex(h)) {
+      rec.handle = '';
+      this.needHandle.push({ rec, old: h });
+      this.diagnostic({ level: 'warning', code: 'invalid-handle', message: `${rec.type} has invalid handle "${h}": new handle assigned`, line });
+      return;
+    }
+    if (!this.doc.indexRecord(rec)) {
+      rec.handle = '';
+      this.needHandle.push({ rec, old: h });
+      this.diagnostic({ level: 'warning', code: 'duplicate-handle', message: `${rec.type} reuses handle ${h}: new handle assigned`, line });
+    }
+  }
+
+  private entity(codes: Int32Array, values: string[], n: number, line: number): Entity {
+    const rec = decodeRecord(compiledDef(values[0]!, 'entity'), codes, values, n, this.ctx) as Entity;
+    const layer = rec.attrs.layer;
+    if (typeof layer === 'string') {
+      // most entities share the previous one's layer and owner: one compare instead of a lookup
+      if (layer === this.lastLayer) rec.attrs.layer = this.lastLayer;
+      else rec.attrs.layer = this.lastLayer = this.intern(layer);
+    }
+    if (rec.owner) {
+      if (rec.owner === this.lastOwner) rec.owner = this.lastOwner;
+      else rec.owner = this.lastOwner = this.intern(rec.owner);
+    }
+    // MTEXT joins its 250-char chunks: an escape split across two of them is decoded only now
+    if (rec.type === 'MTEXT' && this.doc.version < 'AC1021' && typeof rec.attrs.text === 'string' && rec.attrs.text.includes('\\U+')) {
+      rec.attrs.text = decodeUnicodeEscapes(rec.attrs.text);
+    }
+    this.register(rec, line);
+    return rec;
+  }
+
+  /** Entity flow shared by BLOCKS and ENTITIES: VERTEX/ATTRIB and SEQEND attach to their parent. */
+  private onEntity(e: Entity, line: number, target: (e: Entity, line: number) => void): void {
+    const type = e.type;
+    if (type === 'VERTEX' || type === 'ATTRIB') {
+      const p = this.parent;
+      if (p && (p.type === 'POLYLINE') === (type === 'VERTEX')) {
+        (p.children ??= []).push(e);
+        return;
+      }
+      this.diagnostic({ level: 'warning', code: 'stray-entity', message: `${type} without ${type === 'VERTEX' ? 'POLYLINE' : 'INSERT'} dropped`, line });
+      this.doc.unindexRecord(e);
+      return;
+    }
+    if (type === 'SEQEND') {
+      if (this.parent) {
+        this.parent.seqend = e;
+        this.parent = null;
+        return;
+      }
+      this.diagnostic({ level: 'warning', code: 'stray-entity', message: 'SEQEND without POLYLINE/INSERT dropped', line });
+      this.doc.unindexRecord(e);
+      return;
+    }
+    this.closeParent();
+    if (type === 'POLYLINE' || type === 'INSERT') this.parent = e;
+    target.call(this, e, line);
+  }
+
+  /** A POLYLINE or INSERT whose children were not closed by SEQEND gets one. */
+  private closeParent(): void {
+    const p = this.parent;
+    this.parent = null;
+    if (!p || p.seqend) return;
+    if (p.type === 'POLYLINE' || p.children?.length) {
+      const seqend: Entity = { kind: 'entity', type: 'SEQEND', handle: '', owner: p.handle, attrs: { layer: p.attrs.layer ?? '0' } };
+      if (this.handlesExpected) this.needHandle.push({ rec: seqend, old: '' });
+      p.seqend = seqend;
+      this.diagnostic({ level: 'warning', code: 'missing-seqend', message: `${p.type} ${p.handle} had no SEQEND: added` });
+    }
+  }
+
+  private startEntities(): void {
+    const doc = this.doc;
+    for (const b of doc.blocks.values()) {
+      if (!this.modelBlock && isModelSpaceName(b.name)) this.modelBlock = b;
+      else if (!this.paperBlock && isActivePaperSpaceName(b.name)) this.paperBlock = b;
+    }
+    this.modelOwner = this.modelBlock?.block.owner ?? '';
+    this.paperOwner = this.paperBlock?.block.owner ?? '';
+  }
+
+  private distribute(e: Entity): void {
+    const owner = e.owner;
+    const paper = owner !== '' && owner === this.paperOwner ? true : owner !== '' && owner === this.modelOwner ? false : e.attrs.paperspace === 1;
+    if (paper) {
+      if (this.paperBlock) this.paperBlock.entities.push(e);
+      else this.pendingPaper.push(e);
+    } else if (this.modelBlock) this.modelBlock.entities.push(e);
+    else this.pendingModel.push(e);
+  }
+
+  private onBlockRecord(codes: Int32Array, values: string[], n: number, line: number): void {
+    const type = values[0]!;
+    const e = this.entity(codes, values, n, line);
+    if (type === 'BLOCK') {
+      this.closeParent();
+      if (this.block) {
+        this.diagnostic({ level: 'warning', code: 'missing-endblk', message: `block "${String(this.block.block.attrs.name)}" has no ENDBLK`, line: this.block.line });
+        this.endBlock(null, line);
+      }
+      this.block = { block: e, entities: [], line };
+      return;
+    }
+    if (type === 'ENDBLK') {
+      this.closeParent();
+      if (!this.block) {
+        this.diagnostic({ level: 'warning', code: 'stray-entity', message: 'ENDBLK without BLOCK dropped', line });
+        this.doc.unindexRecord(e);
+        return;
+      }
+      this.endBlock(e, line);
+      return;
+    }
+    this.onEntity(e, line, (ent) => {
+      if (this.block) this.block.entities.push(ent);
+      else {
+        this.diagnostic({ level: 'warning', code: 'outside-block', message: `${ent.type} outside BLOCK/ENDBLK moved to model space`, line });
+        this.pendingModel.push(ent);
+      }
+    });
+  }
+
+  private endBlock(endblk: Entity | null, line: number): void {
+    const open = this.block!;
+    this.block = null;
+    const begin = open.block;
+    const end: Entity = endblk ?? { kind: 'entity', type: 'ENDBLK', handle: '', owner: begin.owner, attrs: { layer: begin.attrs.layer ?? '0' } };
+    if (!endblk && this.handlesExpected) this.needHandle.push({ rec: end, old: '' });
+    let name = typeof begin.attrs.name === 'string' ? begin.attrs.name : '';
+    if (name === '' && typeof begin.attrs.name2 === 'string') name = begin.attrs.name2;
+    if (this.doc.getBlock(name) && name !== '') {
+      this.diagnostic({ level: 'warning', code: 'duplicate-block', message: `second definition of block "${name}" dropped`, line });
+      for (const r of [begin, end, ...open.entities.flatMap((e) => [...entityTree(e)])]) this.doc.unindexRecord(r);
+      return;
+    }
+    this.doc.blocks.set(name, { name, block: begin, endblk: end, entities: open.entities });
+  }
+
+  private onTableRecord(codes: Int32Array, values: string[], n: number, line: number): void {
+    const type = values[0]!;
+    if (type === 'TABLE') {
+      const head = decodeRecord(compiledDef('TABLE', 'object'), codes, values, n, this.ctx);
+      delete (head as { kind?: string }).kind;
+      const tags = head.extra?.[''] ?? [];
+      const at = tags.findIndex((t) => t[0] === 2);
+      const name = (at >= 0 ? tags[at]![1] : '').trim().toUpperCase();
+      if (at >= 0) tags.splice(at, 1);
+      // the entry count is the writer's to compute
+      const count = tags.findIndex((t) => t[0] === 70);
+      if (count >= 0) tags.splice(count, 1);
+      if (head.owner === '' && this.doc.version > 'AC1009') head.owner = '0';
+      this.register(head, line);
+      if (!(TABLE_ORDER as string[]).includes(name)) {
+        this.diagnostic({ level: 'warning', code: 'unknown-table', message: `unknown table "${name}": its entries are kept raw`, line });
+      }
+      const have = this.doc.tables.get(name as TableName);
+      if (have) {
+        this.diagnostic({ level: 'warning', code: 'duplicate-table', message: `table ${name} appears twice: entries merged`, line });
+        this.table = have;
+        this.doc.unindexRecord(head);
+        return;
+      }
+      this.table = { name: name as TableName, head, entries: [] };
+      this.doc.tables.set(name as TableName, this.table);
+      return;
+    }
+    if (type === 'ENDTAB') {
+      this.table = null;
+      return;
+    }
+    const entry = decodeRecord(compiledDef(type, 'tableEntry'), codes, values, n, this.ctx) as TableEntry;
+    this.register(entry, line);
+    let table = this.table;
+    if (!table) {
+      this.diagnostic({ level: 'warning', code: 'outside-table', message: `${type} outside TABLE/ENDTAB`, line });
+      table = this.doc.tables.get(type as TableName) ?? null;
+      if (!table) {
+        const head: DxfRecord = { type: 'TABLE', handle: '', owner: '', attrs: {} };
+        table = { name: type as TableName, head, entries: [] };
+        this.doc.tables.set(type as TableName, table);
+      }
+    }
+    table.entries.push(entry);
+  }
+
+  private onObject(codes: Int32Array, values: string[], n: number, line: number): void {
+    const obj = decodeRecord(compiledDef(values[0]!, 'object'), codes, values, n, this.ctx) as DxfObject;
+    this.register(obj, line);
+    this.doc.objects.push(obj);
+  }
+
+  // ---- the end ----------------------------------------------------------------------------------
+
+  finish(): DxfDocument {
+    const doc = this.doc;
+    if (!this.decodingSet) this.applyVersion();
+    if (this.section) {
+      this.diagnostic({ level: 'warning', code: 'truncated', message: `file ends inside section ${this.sectionName}` });
+      this.closeSection(0);
+    }
+    if (!this.sawEof) this.diagnostic({ level: 'info', code: 'missing-eof', message: 'no EOF record' });
+    const r12WithHandles = doc.version <= 'AC1009' && this.sawHandle;
+    if (r12WithHandles && !doc.hasHandles) doc.setHeaderTags('$HANDLING', [[70, '1']]);
+    if (!this.modelBlock) this.modelBlock = doc.modelSpace();
+    this.modelBlock.entities.push(...this.pendingModel);
+    if (this.pendingPaper.length > 0 || !doc.getBlock(PAPER_SPACE)) {
+      if (!this.paperBlock) this.paperBlock = doc.paperSpace();
+      this.paperBlock.entities.push(...this.pendingPaper);
+    }
+    this.repairHandles();
+    if (r12WithHandles || (this.opts.assignHandles && !doc.hasHandles)) doc.ensureHandles();
+    for (const [code, n] of this.diagCounts) {
+      if (n > MAX_DIAGNOSTICS_PER_CODE) {
+        doc.diagnostics.push({ level: 'info', code, message: `${n - MAX_DIAGNOSTICS_PER_CODE} more "${code}" diagnostics not listed` });
+      }
+    }
+    return doc;
+  }
+
+  /** New handles for records read without a usable one; owner links that named them follow. */
+  private repairHandles(): void {
+    const doc = this.doc;
+    if (this.needHandle.length === 0 || !doc.hasHandles) return;
+    const renamed = new Map<DxfRecord, string>();
+    for (const { rec, old } of this.needHandle) {
+      rec.handle = doc.newHandle();
+      doc.indexRecord(rec);
+      renamed.set(rec, old);
+    }
+    if (doc.version <= 'AC1009') return; // R12 has no owner links
+    // children name their parent, table entries their TABLE, blocks their BLOCK_RECORD
+    for (const b of doc.blocks.values()) {
+      for (const e of b.entities) {
+        if (renamed.has(e) || e.children?.some((c) => renamed.has(c)) || (e.seqend && renamed.has(e.seqend))) {
+          for (const c of e.children ?? []) c.owner = e.handle;
+          if (e.seqend) e.seqend.owner = e.handle;
+        }
+      }
+    }
+    for (const t of doc.tables.values()) {
+      if (renamed.has(t.head)) {
+        const old = renamed.get(t.head)!;
+        for (const e of t.entries) if (e.owner === old || e.owner === '' || e.owner === '0') e.owner = t.head.handle;
+      }
+    }
+    const records = doc.tables.get('BLOCK_RECORD');
+    if (records) {
+      for (const r of records.entries) {
+        if (!renamed.has(r) || typeof r.attrs.name !== 'string') continue;
+        const old = renamed.get(r)!;
+        const b = doc.getBlock(r.attrs.name);
+        if (!b) continue;
+        for (const e of [b.block, b.endblk, ...b.entities]) if (e.owner === old || e.owner === '') e.owner = r.handle;
+        for (const o of doc.objects) if (o.type === 'LAYOUT' && o.attrs.block_record_handle === old && o.attrs.name !== undefined) {
+          const layoutBlock = doc.get(String(r.attrs.layout ?? ''));
+          if (layoutBlock === o) o.attrs.block_record_handle = r.handle;
+        }
+      }
+    }
+  }
+}
+
+function tagsOf(codes: Int32Array, values: string[], from: number, n: number): Tag[] {
+  const tags: Tag[] = [];
+  for (let i = from; i < n; i++) tags.push([codes[i]!, values[i]!]);
+  return tags;
+}
+
+function hasHighChars(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return true;
+  return false;
+}
+

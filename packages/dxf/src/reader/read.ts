@@ -1,0 +1,41 @@
+// Reading a drawing: bytes (a Buffer, a file, a stream) -> DxfDocument.
+import '../defs/index.js';
+import '../entities/index.js';
+import { DxfError } from '../errors.js';
+import { pumpBuffer, pumpInput, type DxfInput } from '../tags/source.js';
+import type { DxfDocument } from '../document.js';
+import { DocumentBuilder, type ReadOptions } from './document-builder.js';
+
+export type { ReadOptions };
+
+function emptyCheck(doc: DxfDocument, sawRecords: boolean): DxfDocument {
+  if (!sawRecords) throw new DxfError('empty file: no DXF records');
+  return doc;
+}
+
+/** A builder that also notes whether the input had any record at all. */
+class CountingBuilder extends DocumentBuilder {
+  sawRecords = false;
+  override record(codes: Int32Array, values: string[], n: number, line: number): void {
+    this.sawRecords = true;
+    super.record(codes, values, n, line);
+  }
+}
+
+/**
+ * Reads a DXF drawing from a Buffer, a file path or a Readable. ASCII and binary DXF; repairs of
+ * broken input are listed in `doc.diagnostics`; input that is not DXF throws a DxfError naming
+ * the line.
+ */
+export async function readDxf(input: DxfInput, opts: ReadOptions = {}): Promise<DxfDocument> {
+  const builder = new CountingBuilder(opts);
+  await pumpInput(input, builder, (d) => builder.diagnostic(d));
+  return emptyCheck(builder.finish(), builder.sawRecords);
+}
+
+/** Reads a DXF drawing from bytes, synchronously. */
+export function readDxfSync(bytes: Uint8Array, opts: ReadOptions = {}): DxfDocument {
+  const builder = new CountingBuilder(opts);
+  pumpBuffer(bytes, builder, (d) => builder.diagnostic(d));
+  return emptyCheck(builder.finish(), builder.sawRecords);
+}

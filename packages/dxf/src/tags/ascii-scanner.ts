@@ -1,0 +1,202 @@
+// Reads ASCII DXF from byte chunks, line by line, without ever holding more than a chunk (plus one
+// unfinished line) as a string. Each chunk is turned into one latin1 string so that values are
+// cheap `slice`s of it; values with bytes above 0x7F are decoded from the bytes with the file's
+// code page. Only LF ends a line (a CR before it is dropped), so 0x85 and lone CRs inside values
+// stay what they are.
+import { DxfError } from '../errors.js';
+import type { Diagnostic } from '../document-api.js';
+import { decodeUnicodeEscapes, type ValueDecoder } from './encoding.js';
+import { RecordBuffer, type DecodingControl, type RecordSink } from './record-sink.js';
+
+/** A group code line longer than this cannot be one: fail early instead of buffering binary junk. */
+const MAX_CODE_LINE = 256;
+/** Longer value lines are treated as a corrupt file rather than buffered without end. */
+const MAX_VALUE_LINE = 64 * 1024 * 1024;
+
+const NOT_A_CODE = -0x7fffffff;
+
+/** Parses a group code from bytes [start, end): optional blanks, optional '-', digits, blanks. */
+function parseCode(b: Uint8Array, start: number, end: number): number {
+  let i = start;
+  while (i < end && (b[i] === 32 || b[i] === 9)) i++;
+  let neg = false;
+  if (i < end && b[i] === 45) {
+    neg = true;
+    i++;
+  }
+  const digitsStart = i;
+  let code = 0;
+  while (i < end) {
+    const d = b[i]! - 48;
+    if (d < 0 || d > 9) break;
+    code = code * 10 + d;
+    i++;
+  }
+  if (i === digitsStart || i - digitsStart > 9) return NOT_A_CODE;
+  while (i < end && (b[i] === 32 || b[i] === 9 || b[i] === 13)) i++;
+  if (i !== end) return NOT_A_CODE;
+  return neg ? -code : code;
+}
+
+function isBlank(b: Uint8Array, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const c = b[i];
+    if (c !== 32 && c !== 9 && c !== 13) return false;
+  }
+  return true;
+}
+
+/** A short printable excerpt of a bad line for error messages. */
+function excerpt(b: Uint8Array, start: number, end: number): string {
+  let s = '';
+  for (let i = start; i < end && s.length < 40; i++) {
+    const c = b[i]!;
+    s += c >= 32 && c < 127 ? String.fromCharCode(c) : '?';
+  }
+  return end - start > 40 ? s + '...' : s;
+}
+
+function toBuffer(u: Uint8Array): Buffer {
+  return Buffer.isBuffer(u) ? u : Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+}
+
+export class AsciiTagScanner implements DecodingControl {
+  private readonly buf = new RecordBuffer();
+  private leftover: Uint8Array | null = null;
+  private havePending = false;
+  private pendingCode = 0;
+  private pendingLine = 0;
+  private line = 0;
+  private blankCodeLine = 0;
+  private started = false;
+  private done = false;
+  private decoder: ValueDecoder | null = null;
+  private escapes = false;
+
+  constructor(
+    private readonly sink: RecordSink,
+    private readonly onDiagnostic: (d: Diagnostic) => void = () => {},
+  ) {}
+
+  setDecoder(decoder: ValueDecoder | null, unicodeEscapes: boolean): void {
+    this.decoder = decoder;
+    this.escapes = unicodeEscapes;
+  }
+
+  /** True once `0 EOF` was read; later input is ignored. */
+  get finished(): boolean {
+    return this.done;
+  }
+
+  feed(chunk: Uint8Array): void {
+    if (this.done || chunk.length === 0) return;
+    let b = chunk;
+    if (this.leftover) {
+      const joined = new Uint8Array(this.leftover.length + chunk.length);
+      joined.set(this.leftover);
+      joined.set(chunk, this.leftover.length);
+      b = joined;
+      this.leftover = null;
+    }
+    let pos = 0;
+    if (!this.started) {
+      if (b.length < 3 && b[0] === 0xef) {
+        this.leftover = b.slice();
+        return;
+      }
+      this.started = true;
+      if (b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) pos = 3; // UTF-8 byte order mark
+    }
+    pos = this.scan(b, pos, false);
+    if (pos < b.length && !this.done) {
+      const rest = b.length - pos;
+      if (!this.havePending && rest > MAX_CODE_LINE) this.badCode(b, pos, pos + MAX_CODE_LINE, this.line + 1);
+      if (rest > MAX_VALUE_LINE) throw new DxfError('value line too long, not a DXF file?', this.line + 1);
+      this.leftover = b.slice(pos);
+    }
+  }
+
+  /** Finishes the input: the last line may lack its line feed; a missing value is reported. */
+  end(): void {
+    if (!this.done && this.leftover) {
+      const b = this.leftover;
+      this.leftover = null;
+      this.scan(b, 0, true);
+    }
+    if (!this.done && this.havePending) {
+      this.onDiagnostic({
+        level: 'warning',
+        code: 'truncated',
+        message: `file ends after group code ${this.pendingCode} without its value`,
+        line: this.pendingLine,
+      });
+      this.havePending = false;
+    }
+    this.buf.flush(this.sink);
+  }
+
+  /** Scans complete lines of `b` from `pos`; returns where the first unfinished line starts. */
+  private scan(b: Uint8Array, pos: number, final: boolean): number {
+    const s = toBuffer(b).toString('latin1');
+    const len = b.length;
+    const buf = this.buf;
+    while (pos < len) {
+      let e = pos;
+      let high = 0;
+      while (e < len) {
+        const c = b[e]!;
+        if (c === 10) break;
+        high |= c;
+        e++;
+      }
+      if (e === len && !final) return pos;
+      let end = e;
+      if (end > pos && b[end - 1] === 13) end--;
+      this.line++;
+      if (!this.havePending) {
+        const code = parseCode(b, pos, end);
+        if (code === NOT_A_CODE) {
+          if (isBlank(b, pos, end)) {
+            // blank lines are only acceptable at the very end of the file
+            if (this.blankCodeLine === 0) this.blankCodeLine = this.line;
+          } else {
+            this.badCode(b, pos, end, this.blankCodeLine || this.line, this.blankCodeLine !== 0);
+          }
+        } else {
+          if (this.blankCodeLine !== 0) this.badCode(b, pos, pos, this.blankCodeLine, true);
+          this.havePending = true;
+          this.pendingCode = code;
+          this.pendingLine = this.line;
+        }
+      } else {
+        this.havePending = false;
+        const code = this.pendingCode;
+        let v: string;
+        if (high & 0x80) v = this.decoder ? this.decoder(b, pos, end) : s.slice(pos, end);
+        else v = s.slice(pos, end);
+        if (code === 0) {
+          v = v.trim();
+          buf.flush(this.sink);
+          buf.line = this.pendingLine;
+          buf.push(0, v);
+          if (v === 'EOF') {
+            buf.flush(this.sink);
+            this.done = true;
+            return len;
+          }
+        } else if (code !== 999) {
+          if (this.escapes && v.length > 6 && v.indexOf('\\U+') !== -1) v = decodeUnicodeEscapes(v);
+          if (buf.n === 0) buf.line = this.pendingLine;
+          buf.push(code, v);
+        }
+      }
+      pos = e + 1;
+    }
+    return len;
+  }
+
+  private badCode(b: Uint8Array, start: number, end: number, line: number, blank = false): never {
+    const got = blank ? '' : excerpt(b, start, end);
+    throw new DxfError(`expected a group code, got "${got}"`, line);
+  }
+}

@@ -1,0 +1,100 @@
+// Where DXF bytes come from: a Buffer (scanned in slices, never as one string), a file path or a
+// Node Readable (both streamed in chunks). The first bytes decide between ASCII and binary DXF.
+import { createReadStream } from 'node:fs';
+import type { Readable } from 'node:stream';
+import type { Diagnostic } from '../document-api.js';
+import { AsciiTagScanner } from './ascii-scanner.js';
+import { BINARY_SENTINEL, BinaryTagScanner } from './binary-scanner.js';
+import type { DecodingControl, RecordSink } from './record-sink.js';
+
+export type DxfInput = Buffer | Uint8Array | string | Readable;
+
+export interface TagScanner extends DecodingControl {
+  feed(chunk: Uint8Array): void;
+  end(): void;
+  readonly finished: boolean;
+}
+
+/** A sink that is told which scanner feeds it, so it can switch the decoding mid-file. */
+export interface ScannerAwareSink extends RecordSink {
+  attach?(scanner: TagScanner, binary: boolean): void;
+}
+
+const SLICE = 1 << 20;
+
+/** Feeds chunks to the right scanner, deciding ASCII or binary once 22 bytes are known. */
+export class InputPump {
+  private head: Uint8Array | null = null;
+  private scanner: TagScanner | null = null;
+
+  constructor(
+    private readonly sink: ScannerAwareSink,
+    private readonly onDiagnostic: (d: Diagnostic) => void,
+  ) {}
+
+  get finished(): boolean {
+    return this.scanner?.finished ?? false;
+  }
+
+  push(chunk: Uint8Array): void {
+    if (this.scanner) {
+      this.feedSliced(chunk);
+      return;
+    }
+    const head: Uint8Array = this.head ? Buffer.concat([this.head, chunk]) : chunk;
+    if (head.length < BINARY_SENTINEL.length) {
+      this.head = head;
+      return;
+    }
+    this.head = null;
+    this.start(head);
+  }
+
+  end(): void {
+    if (!this.scanner) {
+      const head = this.head ?? new Uint8Array(0);
+      this.head = null;
+      this.start(head);
+    }
+    this.scanner!.end();
+  }
+
+  private start(head: Uint8Array): void {
+    const binary = head.length >= BINARY_SENTINEL.length && BINARY_SENTINEL.equals(head.subarray(0, BINARY_SENTINEL.length));
+    this.scanner = binary ? new BinaryTagScanner(this.sink, this.onDiagnostic) : new AsciiTagScanner(this.sink, this.onDiagnostic);
+    this.sink.attach?.(this.scanner, binary);
+    this.feedSliced(binary ? head.subarray(BINARY_SENTINEL.length) : head);
+  }
+
+  private feedSliced(chunk: Uint8Array): void {
+    for (let i = 0; i < chunk.length && !this.scanner!.finished; i += SLICE) {
+      this.scanner!.feed(chunk.subarray(i, Math.min(chunk.length, i + SLICE)));
+    }
+  }
+}
+
+/** Scans a whole buffer synchronously. */
+export function pumpBuffer(bytes: Uint8Array, sink: ScannerAwareSink, onDiagnostic: (d: Diagnostic) => void): void {
+  const pump = new InputPump(sink, onDiagnostic);
+  pump.push(bytes);
+  pump.end();
+}
+
+/** Scans a path, a stream or a buffer; a stream is read chunk by chunk and closed early at EOF. */
+export async function pumpInput(input: DxfInput, sink: ScannerAwareSink, onDiagnostic: (d: Diagnostic) => void): Promise<void> {
+  if (input instanceof Uint8Array) {
+    pumpBuffer(input, sink, onDiagnostic);
+    return;
+  }
+  const stream: Readable = typeof input === 'string' ? createReadStream(input, { highWaterMark: SLICE }) : input;
+  const pump = new InputPump(sink, onDiagnostic);
+  try {
+    for await (const chunk of stream) {
+      pump.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : (chunk as Uint8Array));
+      if (pump.finished) break;
+    }
+  } finally {
+    if (typeof input === 'string') stream.destroy();
+  }
+  pump.end();
+}

@@ -1,0 +1,102 @@
+// Writing a drawing: DxfDocument -> bytes, into a Buffer or atomically into a file.
+import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Diagnostic } from '../document-api.js';
+import type { DxfDocument } from '../document.js';
+import { convert, resolveVersion, type ConvertResult } from '../convert/convert.js';
+import { codecFor, isUnicodeVersion } from '../tags/encoding.js';
+import type { DxfVersion } from '../types.js';
+import { writeDocument } from './document-writer.js';
+import { TagWriter } from './tag-writer.js';
+
+export interface WriteOptions {
+  /** Target version ('AC1015', 'R2000', ...); default: the document's own. */
+  version?: DxfVersion | string;
+  /** Called with the bytes written so far (for progress bars). */
+  onProgress?: (bytes: number) => void;
+}
+
+export interface WriteResult {
+  /** Repairs and losses of the conversion, if any. */
+  diagnostics: Diagnostic[];
+  /** Record types left out because the target version does not know them, with their counts. */
+  dropped: Record<string, number>;
+  bytes: number;
+}
+
+function prepare(doc: DxfDocument, opts: WriteOptions): ConvertResult {
+  const target = opts.version === undefined ? doc.version : resolveVersion(opts.version);
+  if (target === doc.version) return { doc, diagnostics: [], dropped: {} };
+  return convert(doc, target);
+}
+
+function makeWriter(doc: DxfDocument, emit: (chunk: Buffer) => void): TagWriter {
+  const utf8 = isUnicodeVersion(doc.version);
+  return new TagWriter(emit, utf8 ? null : codecFor(doc.encoding, false).encode);
+}
+
+/** Streams the document's DXF text to `emit` in chunks; returns what a conversion reported. */
+export function writeDxfChunks(doc: DxfDocument, emit: (chunk: Buffer) => void, opts: WriteOptions = {}): WriteResult {
+  const prepared = prepare(doc, opts);
+  const writer = makeWriter(prepared.doc, (chunk) => {
+    emit(chunk);
+    opts.onProgress?.(writer.bytes);
+  });
+  writeDocument(prepared.doc, writer);
+  writer.flush();
+  return { diagnostics: prepared.diagnostics, dropped: prepared.dropped, bytes: writer.bytes };
+}
+
+/** The document as ASCII DXF bytes (in its own version unless `opts.version` says otherwise). */
+export function writeDxf(doc: DxfDocument, opts: WriteOptions = {}): Buffer {
+  return writeDxfWithResult(doc, opts).buffer;
+}
+
+export function writeDxfWithResult(doc: DxfDocument, opts: WriteOptions = {}): WriteResult & { buffer: Buffer } {
+  const chunks: Buffer[] = [];
+  const result = writeDxfChunks(doc, (c) => chunks.push(c), opts);
+  return { ...result, buffer: Buffer.concat(chunks) };
+}
+
+/**
+ * Saves the document atomically: the DXF goes to a temporary file in the same directory, is
+ * flushed to disk, then renamed over `path`, so readers never see a half-written drawing.
+ */
+export async function saveDxf(doc: DxfDocument, path: string, opts: WriteOptions = {}): Promise<WriteResult> {
+  return saveDxfSync(doc, path, opts);
+}
+
+export function saveDxfSync(doc: DxfDocument, path: string, opts: WriteOptions = {}): WriteResult {
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const fd = openSync(tmp, 'w');
+  let ok = false;
+  try {
+    const result = writeDxfChunks(
+      doc,
+      (chunk) => {
+        let off = 0;
+        while (off < chunk.length) off += writeSync(fd, chunk, off, chunk.length - off);
+      },
+      opts,
+    );
+    fsyncSync(fd);
+    closeSync(fd);
+    renameSync(tmp, path);
+    ok = true;
+    return result;
+  } finally {
+    if (!ok) {
+      try {
+        closeSync(fd);
+      } catch {
+        // already closed
+      }
+      try {
+        unlinkSync(tmp);
+      } catch {
+        // never created or already renamed
+      }
+    }
+  }
+}

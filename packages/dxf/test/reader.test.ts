@@ -1,0 +1,146 @@
+// Document reading: sections, fixtures of every kind, streams and paths, damaged input.
+import { createReadStream, readFileSync } from 'node:fs';
+import { Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { DxfError, readDxf, readDxfSync } from '../src/index.js';
+import type { Entity } from '../src/types.js';
+import { FIXTURES, dxf, minimalDxf } from './helpers.js';
+
+function types(entities: Entity[]): string[] {
+  return entities.map((e) => e.type);
+}
+
+describe('fixtures', () => {
+  it('reads R12 ASCII and R12 binary to the same model', () => {
+    const a = readDxfSync(readFileSync(FIXTURES + 'r12_ascii.dxf'));
+    const b = readDxfSync(readFileSync(FIXTURES + 'r12_binary.dxf'));
+    expect(a.version).toBe('AC1009');
+    expect(b.version).toBe('AC1009');
+    expect(types(a.modelSpace().entities)).toEqual(['LINE', 'CIRCLE', 'ARC', 'TEXT', 'POLYLINE', 'INSERT']);
+    expect(types(b.modelSpace().entities)).toEqual(types(a.modelSpace().entities));
+    const line = a.modelSpace().entities[0]!;
+    expect(line.attrs).toMatchObject({ layer: 'Walls', start: [0, 0, 0], end: [10, 5, 0] });
+    expect(b.modelSpace().entities[0]!.attrs).toMatchObject({ layer: 'Walls', start: [0, 0, 0], end: [10, 5, 0] });
+    const pl = a.modelSpace().entities[4]!;
+    expect(types(pl.children ?? [])).toEqual(['VERTEX', 'VERTEX', 'VERTEX']);
+    expect(pl.seqend?.type).toBe('SEQEND');
+    expect(a.getBlock('door')?.entities).toHaveLength(1);
+    expect(a.diagnostics.filter((d) => d.level !== 'info')).toEqual([]);
+  });
+
+  it('reads R2000 and R2018 with handles, owners and layouts', () => {
+    for (const f of ['r2000.dxf', 'r2018.dxf']) {
+      const doc = readDxfSync(readFileSync(FIXTURES + f));
+      const ms = doc.modelSpace();
+      expect(types(ms.entities)).toEqual(['LINE', 'CIRCLE', 'ARC', 'TEXT', 'POLYLINE', 'INSERT', 'LWPOLYLINE']);
+      const line = ms.entities[0]!;
+      expect(doc.get(line.handle)).toBe(line);
+      expect(doc.get(line.owner)?.type).toBe('BLOCK_RECORD');
+      expect(doc.blockOf(line.handle)).toBe(ms);
+      expect(doc.layouts().map((l) => l.name)).toEqual(['Model', 'Layout1']);
+      expect(doc.getTableEntry('LAYER', 'walls')?.attrs).toMatchObject({ name: 'Walls', color: 3 });
+      expect(doc.objects[0]!.type).toBe('DICTIONARY');
+      expect(doc.diagnostics).toEqual([]);
+    }
+  });
+
+  it('decodes cp1252 text and \\U+ escapes', () => {
+    const cp = readDxfSync(readFileSync(FIXTURES + 'cp1252.dxf'));
+    expect(cp.getTableEntry('LAYER', 'Grüße')).toBeDefined();
+    expect(cp.modelSpace().entities[0]!.attrs.text).toBe('Größe: 5 €');
+    const esc = readDxfSync(readFileSync(FIXTURES + 'unicode_escapes_r12.dxf'));
+    expect(esc.modelSpace().entities[0]!.attrs.text).toBe('αβγ Ω');
+  });
+
+  it('reads from a path and from a stream of tiny chunks alike', async () => {
+    const path = FIXTURES + 'r2018.dxf';
+    const whole = readDxfSync(readFileSync(path));
+    const fromPath = await readDxf(path);
+    const bytes = readFileSync(path);
+    const chunks: Buffer[] = [];
+    for (let i = 0; i < bytes.length; i += 7) chunks.push(bytes.subarray(i, i + 7));
+    const fromStream = await readDxf(Readable.from(chunks));
+    const fromFileStream = await readDxf(createReadStream(path, { highWaterMark: 13 }));
+    for (const d of [fromPath, fromStream, fromFileStream]) {
+      expect(d.modelSpace().entities.map((e) => e.attrs)).toEqual(whole.modelSpace().entities.map((e) => e.attrs));
+      expect([...d.header.keys()]).toEqual([...whole.header.keys()]);
+    }
+  });
+});
+
+describe('damaged input', () => {
+  it('rejects an empty file and a file that is not DXF with a clear error', () => {
+    expect(() => readDxfSync(Buffer.alloc(0))).toThrow(DxfError);
+    expect(() => readDxfSync(Buffer.alloc(0))).toThrow('empty file');
+    expect(() => readDxfSync(Buffer.from('%PDF-1.7\n1 0 obj\n'))).toThrow('line 1: expected a group code, got "%PDF-1.7"');
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]);
+    expect(() => readDxfSync(png)).toThrow(/line 1: expected a group code/);
+    expect(() => readDxfSync(Buffer.alloc(5000, 0x41))).toThrow(/line 1: expected a group code/);
+  });
+
+  it('names the line of an odd group code deep in the file', () => {
+    const good = minimalDxf([[0, 'LINE'], [8, '0'], [10, 1], [20, 2], [11, 3], [21, 4]]).toString('latin1');
+    const lines = good.split('\n');
+    lines[12] = '1x0';
+    expect(() => readDxfSync(Buffer.from(lines.join('\n')))).toThrow('line 13: expected a group code, got "1x0"');
+  });
+
+  it('repairs a truncated file and says so', () => {
+    const full = readFileSync(FIXTURES + 'r2000.dxf');
+    for (const cut of [0.3, 0.5, 0.8, 0.95]) {
+      const doc = readDxfSync(full.subarray(0, Math.floor(full.length * cut)));
+      expect(doc.diagnostics.some((d) => d.code === 'truncated' || d.code === 'missing-eof')).toBe(true);
+      expect(doc.modelSpace()).toBeDefined();
+    }
+  });
+
+  it('closes a POLYLINE without SEQEND and a BLOCK without ENDBLK', () => {
+    const b = dxf([
+      [0, 'SECTION'], [2, 'HEADER'], [9, '$ACADVER'], [1, 'AC1009'], [0, 'ENDSEC'],
+      [0, 'SECTION'], [2, 'BLOCKS'], [0, 'BLOCK'], [8, '0'], [2, 'B1'], [70, 0], [10, 0], [20, 0], [30, 0],
+      [0, 'LINE'], [8, '0'], [10, 0], [20, 0], [11, 1], [21, 1], [0, 'ENDSEC'],
+      [0, 'SECTION'], [2, 'ENTITIES'], [0, 'POLYLINE'], [8, '0'], [66, 1], [0, 'VERTEX'], [8, '0'], [10, 1], [20, 1],
+      [0, 'LINE'], [8, '0'], [10, 0], [20, 0], [11, 1], [21, 1], [0, 'ENDSEC'], [0, 'EOF'],
+    ]);
+    const doc = readDxfSync(b);
+    const codes = doc.diagnostics.map((d) => d.code);
+    expect(codes).toContain('missing-seqend');
+    expect(codes).toContain('missing-endblk');
+    expect(doc.getBlock('B1')?.entities).toHaveLength(1);
+    const [pl, line] = doc.modelSpace().entities;
+    expect(pl!.seqend?.type).toBe('SEQEND');
+    expect(line!.type).toBe('LINE');
+  });
+
+  it('reassigns duplicate, empty and zero handles with diagnostics', () => {
+    const b = minimalDxf([
+      [0, 'LINE'], [5, 'A1'], [8, '0'], [10, 0], [20, 0], [11, 1], [21, 1],
+      [0, 'LINE'], [5, 'A1'], [8, '0'], [10, 0], [20, 0], [11, 2], [21, 2],
+      [0, 'LINE'], [5, ''], [8, '0'], [10, 0], [20, 0], [11, 3], [21, 3],
+      [0, 'LINE'], [5, '0'], [8, '0'], [10, 0], [20, 0], [11, 4], [21, 4],
+    ]);
+    const doc = readDxfSync(b);
+    const handles = doc.modelSpace().entities.map((e) => e.handle);
+    expect(new Set(handles).size).toBe(4);
+    expect(handles[0]).toBe('A1');
+    for (const h of handles) expect(doc.get(h)).toBeDefined();
+    const codes = doc.diagnostics.map((d) => d.code);
+    expect(codes).toEqual(expect.arrayContaining(['duplicate-handle', 'empty-handle', 'invalid-handle']));
+    expect(doc.diagnostics.find((d) => d.code === 'duplicate-handle')?.line).toBeGreaterThan(0);
+  });
+
+  it('never hangs on random bytes', () => {
+    let seed = 42;
+    const rnd = (): number => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+    const good = readFileSync(FIXTURES + 'r2000.dxf');
+    for (let k = 0; k < 30; k++) {
+      const b = Buffer.from(good);
+      for (let i = 0; i < 20; i++) b[Math.floor(rnd() * b.length)] = Math.floor(rnd() * 256);
+      try {
+        readDxfSync(b);
+      } catch (e) {
+        expect(e).toBeInstanceOf(DxfError);
+      }
+    }
+  });
+});

@@ -1,0 +1,469 @@
+// The session and its dispatcher: documents, the request queue, validation, idempotency, the
+// operation records, interactive picks and the change events.
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { DispatcherApi, OpDef, ProtocolRequest, ProtocolResponse } from './protocol.js';
+import { OpError } from './protocol.js';
+import type { DocumentApi } from './dxf.js';
+import { DocStore, summarize, type Diff, type Transaction } from './store/document-store.js';
+import { Pending, Reply, type EngineOp, type OpContext } from './ops/types.js';
+import { buildCatalogue } from './ops/catalogue.js';
+import { stateSnapshot } from './state.js';
+import { LIMITS } from './limits.js';
+
+export { LIMITS };
+
+/** What the graphical mode gives the engine: pick prompts go to the screen. */
+export interface GuiBridge {
+  /** Shows a pending pick; the GUI later calls `engine.answer(request_id, value)`. */
+  prompt(p: PendingPrompt): void;
+  /** The prompt ended (answered, cancelled): remove it from the screen. */
+  dismiss(requestId: string): void;
+}
+
+export interface PendingPrompt {
+  request_id: string;
+  op: string;
+  document_id: number | null;
+  /** Op fields (message, count ...). */
+  [field: string]: unknown;
+}
+
+export interface EngineOptions {
+  /** Readiness `version` (the application's version string). */
+  appVersion?: string;
+  gui?: GuiBridge;
+  /** Start without the untitled drawing (graphical mode opening files). */
+  empty?: boolean;
+}
+
+export interface EngineEvent {
+  seq: number;
+  kind: EventKind;
+  document_id: number | null;
+  version: number | null;
+  time: string;
+  [field: string]: unknown;
+}
+
+export type EventKind =
+  | 'changed' | 'undone' | 'redone' | 'document_opened' | 'document_created' | 'document_closed'
+  | 'document_activated' | 'document_saved' | 'selection_changed' | 'view_changed'
+  | 'operation_pending' | 'operation_completed' | 'operation_cancelled';
+
+export interface OperationRecord {
+  request_id: string;
+  op: string;
+  status: 'pending' | 'completed' | 'failed' | 'cancelled';
+  mutates: boolean;
+  response?: ProtocolResponse;
+  document_id: number | null;
+  started: string;
+  finished?: string;
+}
+
+interface PendingEntry {
+  record: OperationRecord;
+  resolve: (r: ProtocolResponse) => void;
+  documentId: number | null;
+}
+
+/** Fields of a request the dispatcher reads; they never reach an op's schema. */
+const PROTOCOL_FIELDS = new Set(['protocol', 'op', 'request_id', 'session_id', 'expected_version', 'token']);
+
+
+export class Engine implements DispatcherApi {
+  readonly catalogue: readonly OpDef[];
+  readonly ops: Map<string, EngineOp>;
+  readonly sessionId = randomUUID();
+  readonly appVersion: string;
+  readonly gui: GuiBridge | undefined;
+  readonly documents = new Map<number, DocStore>();
+  readonly closedIds = new Set<number>();
+  activeId: number | null = null;
+  private nextDocId = 1;
+  private untitledCounter = 0;
+  private queue: Promise<unknown> = Promise.resolve();
+  private queued = 0;
+  private opSerial = 0;
+  readonly operations = new Map<string, OperationRecord>();
+  private pending = new Map<string, PendingEntry>();
+  private events: EngineEvent[] = [];
+  private eventSeq = 0;
+  private listeners = new Set<(e: EngineEvent) => void>();
+
+  constructor(options: EngineOptions = {}, newDoc?: () => DocumentApi) {
+    this.appVersion = options.appVersion ?? '0.1.0';
+    this.gui = options.gui;
+    const list = buildCatalogue();
+    this.ops = new Map(list.map((o) => [o.name, o]));
+    this.catalogue = list;
+    if (!options.empty && newDoc) {
+      const store = this.addDocument(newDoc(), null);
+      this.activeId = store.id;
+    }
+  }
+
+  // ---- documents ---------------------------------------------------------------------------
+
+  get active(): DocStore | null {
+    return this.activeId === null ? null : this.documents.get(this.activeId) ?? null;
+  }
+
+  /** Adds an opened or new document (not activated). */
+  addDocument(doc: DocumentApi, path: string | null, name?: string): DocStore {
+    const id = this.nextDocId++;
+    const title = name ?? (path ? basename(path) : `Drawing${++this.untitledCounter}.dxf`);
+    const store = new DocStore(id, doc, title, path);
+    this.documents.set(id, store);
+    return store;
+  }
+
+  activate(id: number): void {
+    if (this.activeId === id) return;
+    this.activeId = id;
+    const s = this.documents.get(id);
+    this.emit('document_activated', s ?? null);
+  }
+
+  closeDocument(id: number): void {
+    this.documents.delete(id);
+    this.closedIds.add(id);
+    if (this.activeId === id) {
+      const ids = [...this.documents.keys()];
+      this.activeId = ids.length ? ids[ids.length - 1]! : null;
+    }
+  }
+
+  /**
+   * Runs changes to a document other than the request's own (copy-to target, command line steps)
+   * as one undo step of that document; rolls back when fn throws.
+   */
+  async withTransaction<T>(store: DocStore, op: string, requestId: string | undefined, fn: (tx: Transaction) => T | Promise<T>): Promise<T> {
+    const tx = store.begin(op, requestId);
+    let out: T;
+    try {
+      out = await fn(tx);
+    } catch (err) {
+      store.rollback(tx);
+      throw err;
+    }
+    const diff = store.commit(tx);
+    if (diff) this.emitDiff('changed', store, diff, requestId);
+    return out;
+  }
+
+  // ---- events ------------------------------------------------------------------------------
+
+  /** Listens to every event (graphical mode); returns the unsubscribe function. */
+  subscribe(fn: (e: EngineEvent) => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  emit(kind: EventKind, store: DocStore | null, extra: Record<string, unknown> = {}): EngineEvent {
+    const e: EngineEvent = {
+      seq: ++this.eventSeq,
+      kind,
+      document_id: store?.id ?? null,
+      version: store?.version ?? null,
+      time: new Date().toISOString(),
+      ...extra,
+    };
+    this.events.push(e);
+    if (this.events.length > LIMITS.maxEvents) this.events.splice(0, this.events.length - LIMITS.maxEvents);
+    for (const l of this.listeners) {
+      try {
+        l(e);
+      } catch {
+        // a listener's failure is not the request's
+      }
+    }
+    return e;
+  }
+
+  /** Events with seq > since (oldest first), at most limit; `next` is the cursor for the next call. */
+  eventsSince(since: number, limit: number): { events: EngineEvent[]; next: number; truncated: boolean } {
+    const first = this.events[0]?.seq ?? this.eventSeq + 1;
+    const truncated = since + 1 < first && this.eventSeq > 0 && since < this.eventSeq;
+    const out: EngineEvent[] = [];
+    for (const e of this.events) {
+      if (e.seq <= since) continue;
+      out.push(e);
+      if (out.length >= limit) break;
+    }
+    const next = out.length ? out[out.length - 1]!.seq : Math.max(since, 0) > this.eventSeq ? this.eventSeq : Math.max(since, 0);
+    return { events: out, next, truncated };
+  }
+
+  get lastEventSeq(): number {
+    return this.eventSeq;
+  }
+
+  /** Emits the event of a committed diff. */
+  emitDiff(kind: 'changed' | 'undone' | 'redone', store: DocStore, diff: Diff, requestId?: string): void {
+    const s = summarize(diff, kind === 'undone' ? 'undo' : 'do');
+    const counts = 'counts' in s;
+    this.emit(kind, store, {
+      op: diff.op,
+      request_id: requestId ?? diff.request_id ?? null,
+      added: counts ? s.added : (s.added as string[]).length,
+      updated: counts ? s.updated : (s.updated as string[]).length,
+      removed: counts ? s.removed : (s.removed as string[]).length,
+      handles: counts ? undefined : s,
+    });
+  }
+
+  // ---- interactive picks ---------------------------------------------------------------------
+
+  /** Answers a pending pick (graphical mode). Returns false when no such pick is pending. */
+  answer(requestId: string, result: unknown): boolean {
+    const p = this.pending.get(requestId);
+    if (!p) return false;
+    this.pending.delete(requestId);
+    const store = p.documentId !== null ? this.documents.get(p.documentId) ?? null : null;
+    const res: ProtocolResponse = {
+      ok: true, status: 'completed', result, request_id: requestId,
+      document_id: p.documentId ?? undefined, version: store?.version, session_id: this.sessionId,
+    };
+    p.record.status = 'completed';
+    p.record.response = res;
+    p.record.finished = new Date().toISOString();
+    this.gui?.dismiss(requestId);
+    this.emit('operation_completed', store, { request_id: requestId, op: p.record.op });
+    p.resolve(res);
+    return true;
+  }
+
+  /** Ends a pending pick with code `cancelled`. */
+  cancelPending(requestId: string, reason = 'cancelled by request'): boolean {
+    const p = this.pending.get(requestId);
+    if (!p) return false;
+    this.pending.delete(requestId);
+    const res: ProtocolResponse = {
+      ok: false, code: 'cancelled', error: `operation ${requestId} (${p.record.op}) was cancelled: ${reason}`,
+      status: 'cancelled', request_id: requestId, session_id: this.sessionId, document_id: p.documentId ?? undefined,
+    };
+    p.record.status = 'cancelled';
+    p.record.response = res;
+    p.record.finished = new Date().toISOString();
+    this.gui?.dismiss(requestId);
+    const store = p.documentId !== null ? this.documents.get(p.documentId) ?? null : null;
+    this.emit('operation_cancelled', store, { request_id: requestId, op: p.record.op });
+    p.resolve(res);
+    return true;
+  }
+
+  pendingIds(): string[] {
+    return [...this.pending.keys()];
+  }
+
+  /** Pending picks with their prompts (graphical mode shows them). */
+  pendingPrompts(): OperationRecord[] {
+    return [...this.pending.values()].map((p) => p.record);
+  }
+
+  // ---- dispatch ----------------------------------------------------------------------------
+
+  dispatch(req: ProtocolRequest): Promise<ProtocolResponse> {
+    if (this.queued >= LIMITS.maxQueue) {
+      return Promise.resolve(this.failure(req, new OpError('busy', `the dispatcher has ${this.queued} requests waiting; try again later`)));
+    }
+    this.queued++;
+    let later: Promise<ProtocolResponse> | null = null;
+    const run = this.queue.then(async () => {
+      try {
+        const out = await this.runOne(req);
+        if ('later' in out) later = out.later;
+        else return out;
+      } catch (err) {
+        return this.failure(req, err);
+      } finally {
+        this.queued--;
+      }
+      return null;
+    });
+    this.queue = run.catch(() => undefined);
+    return run.then((r) => r ?? later!);
+  }
+
+  private failure(req: unknown, err: unknown, store?: DocStore | null): ProtocolResponse {
+    const r = (req && typeof req === 'object' ? req : {}) as Record<string, unknown>;
+    const e = err instanceof OpError ? err
+      : (err as Error)?.name === 'DxfError' ? new OpError('dxf_error', (err as Error).message)
+        : new OpError('internal_error', `internal error: ${(err as Error)?.message ?? String(err)}`);
+    const res: ProtocolResponse = { ok: false, code: e.code, error: e.message, status: 'failed', session_id: this.sessionId };
+    if (e.details !== undefined) res.details = e.details;
+    if (typeof r.request_id === 'string' && r.request_id) res.request_id = r.request_id;
+    const s = store === undefined ? this.active : store;
+    if (s) {
+      res.document_id = s.id;
+      res.version = s.version;
+    }
+    return res;
+  }
+
+  /** Runs one request; `later` is the answer of a pick that waits for the user (the queue moves on). */
+  private async runOne(raw: ProtocolRequest): Promise<ProtocolResponse | { later: Promise<ProtocolResponse> }> {
+    if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
+      throw new OpError('invalid_request', 'a request must be a JSON object with `protocol` 1 and `op`');
+    }
+    if (raw.protocol !== undefined && raw.protocol !== 1) {
+      throw new OpError('unsupported_protocol', `protocol ${JSON.stringify(raw.protocol)} is not supported; send protocol 1`);
+    }
+    if (typeof raw.op !== 'string' || !raw.op) throw new OpError('invalid_request', 'field `op`: required, the name of an operation');
+    const op = this.ops.get(raw.op);
+    if (!op) throw new OpError('unknown_op', `unknown operation \`${raw.op}\`; GET /capabilities lists the operations`);
+    if (raw.request_id !== undefined && raw.request_id !== null && typeof raw.request_id !== 'string') {
+      throw new OpError('invalid_request', 'field `request_id`: expected a string');
+    }
+    const given = typeof raw.request_id === 'string' && raw.request_id !== '' ? raw.request_id : null;
+    // Idempotency: a mutation already answered with this id gets its first answer again.
+    if (given && !op.control) {
+      const seen = this.operations.get(given);
+      if (seen && seen.mutates && seen.op === op.name && seen.status === 'completed' && seen.response) return seen.response;
+      if (seen && seen.op !== op.name && seen.mutates && seen.status !== 'failed') {
+        throw new OpError('request_id_reused', `request_id ${given} was already used by operation ${seen.op}`);
+      }
+      if (seen && seen.status === 'pending') {
+        throw new OpError('operation_pending', `request_id ${given} is still pending; use operation or cancel`);
+      }
+    }
+    const requestId = given ?? `op-${++this.opSerial}`;
+    if (raw.session_id !== undefined && raw.session_id !== null && raw.session_id !== this.sessionId) {
+      throw new OpError('session_changed', `session_id ${String(raw.session_id)} is not this session (${this.sessionId}); re-read the state`, { session_id: this.sessionId });
+    }
+    // The addressed document.
+    let store: DocStore | null = null;
+    const docField = raw.document_id;
+    if ((op.addressing ?? 'request') === 'request' && docField !== undefined && docField !== null) {
+      const id = typeof docField === 'string' && /^\d+$/.test(docField) ? Number(docField) : docField;
+      if (typeof id !== 'number' || !Number.isInteger(id)) throw new OpError('invalid_request', 'field `document_id`: expected an integer');
+      store = this.documents.get(id) ?? null;
+      if (!store) {
+        if (this.closedIds.has(id)) throw new OpError('document_closed', `document ${id} was closed`);
+        throw new OpError(this.documents.size ? 'unknown_document' : 'document_required', `no document ${id} is open`);
+      }
+    } else {
+      store = this.active;
+    }
+    if (op.needsDocument && !store) throw new OpError('document_required', `operation ${op.name} needs an open document; open or create one (POST /documents)`);
+    if (raw.expected_version !== undefined && raw.expected_version !== null) {
+      const ev = raw.expected_version;
+      if (typeof ev !== 'number' || !Number.isInteger(ev)) throw new OpError('invalid_request', 'field `expected_version`: expected an integer');
+      const current = store?.version ?? 0;
+      if (ev !== current) {
+        throw new OpError('stale_state', `expected version ${ev} but document ${store?.id ?? '-'} is at version ${current}; re-read the state`, { version: current, document_id: store?.id ?? null });
+      }
+    }
+    // Input validation.
+    const fields: Record<string, unknown> = {};
+    for (const k of Object.keys(raw)) if (!PROTOCOL_FIELDS.has(k)) fields[k] = raw[k];
+    if ((op.addressing ?? 'request') === 'request' && typeof fields.document_id === 'string' && /^\d+$/.test(fields.document_id)) {
+      fields.document_id = Number(fields.document_id);
+    }
+    const parsed = op.input.safeParse(fields);
+    if (!parsed.success) throw invalidRequest(op.name, parsed.error);
+    const input = parsed.data as Record<string, unknown>;
+
+    const record: OperationRecord = {
+      request_id: requestId, op: op.name, status: 'pending', mutates: op.mutates,
+      document_id: store?.id ?? null, started: new Date().toISOString(),
+    };
+    if (!op.control) this.remember(record);
+    const ctx: OpContext = { engine: this, req: raw, requestId, store, tx: null };
+    const useTx = op.mutates && (op.tx ?? 'auto') === 'auto' && store !== null;
+    let out: unknown;
+    let diff: Diff | null = null;
+    try {
+      if (useTx) {
+        const tx = store!.begin(op.name, requestId);
+        ctx.tx = tx;
+        try {
+          out = await op.handler(ctx, input);
+        } catch (err) {
+          store!.rollback(tx);
+          throw err;
+        }
+        diff = store!.commit(tx);
+      } else {
+        out = await op.handler(ctx, input);
+      }
+    } catch (err) {
+      const res = this.failure({ request_id: requestId }, err, ctx.store ?? this.active);
+      if (!given) delete res.request_id;
+      record.status = 'failed';
+      record.response = res;
+      record.finished = new Date().toISOString();
+      return res;
+    }
+    if (diff) this.emitDiff('changed', store!, diff, requestId);
+
+    if (out instanceof Pending) return this.registerPending(op, record, out, ctx);
+
+    const reply = out instanceof Reply ? out : new Reply(out);
+    const target = reply.fields.document_id !== undefined ? this.documents.get(reply.fields.document_id) ?? null : ctx.store ?? this.active;
+    const res: ProtocolResponse = {
+      ok: true,
+      status: reply.fields.status ?? 'completed',
+      result: reply.result ?? {},
+      request_id: requestId,
+      document_id: target?.id ?? this.activeId ?? undefined,
+      version: target?.version,
+      session_id: this.sessionId,
+    };
+    if (!given) delete res.request_id;
+    if (res.document_id === undefined) delete res.document_id;
+    if (res.version === undefined) delete res.version;
+    if (op.mutates || reply.fields.state) res.state = stateSnapshot(this);
+    record.status = 'completed';
+    record.response = res;
+    record.document_id = target?.id ?? null;
+    record.finished = new Date().toISOString();
+    return res;
+  }
+
+  private registerPending(op: EngineOp, record: OperationRecord, p: Pending, ctx: OpContext): ProtocolResponse | { later: Promise<ProtocolResponse> } {
+    const documentId = ctx.store?.id ?? null;
+    let resolve!: (r: ProtocolResponse) => void;
+    const promise = new Promise<ProtocolResponse>((r) => (resolve = r));
+    record.status = 'pending';
+    this.pending.set(record.request_id, { record, resolve, documentId });
+    const prompt: PendingPrompt = { ...p.prompt, request_id: record.request_id, op: op.name, document_id: documentId };
+    this.emit('operation_pending', ctx.store, { request_id: record.request_id, op: op.name });
+    this.gui?.prompt(prompt);
+    if (!p.wait) {
+      return {
+        ok: true, status: 'pending', result: { pending: true, prompt }, request_id: record.request_id,
+        document_id: documentId ?? undefined, session_id: this.sessionId,
+      };
+    }
+    return { later: promise };
+  }
+
+  private remember(rec: OperationRecord): void {
+    this.operations.delete(rec.request_id);
+    this.operations.set(rec.request_id, rec);
+    if (this.operations.size > LIMITS.maxOperations) {
+      for (const [k, v] of this.operations) {
+        if (v.status === 'pending') continue;
+        this.operations.delete(k);
+        if (this.operations.size <= LIMITS.maxOperations) break;
+      }
+    }
+  }
+}
+
+function basename(p: string): string {
+  const parts = p.split(/[\\/]/);
+  return parts[parts.length - 1] || p;
+}
+
+/** A zod failure as `invalid_request`, naming the first failing field. */
+export function invalidRequest(opName: string, error: z.ZodError): OpError {
+  const issues = error.issues.map((i) => ({ path: i.path.map(String).join('.'), code: i.code, message: i.message }));
+  const first = issues[0];
+  const where = first && first.path ? `field \`${first.path}\`` : 'request';
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more issue${issues.length > 2 ? 's' : ''})` : '';
+  return new OpError('invalid_request', `${opName}: ${where}: ${first?.message ?? 'invalid'}${more}`, { issues });
+}

@@ -1,0 +1,19 @@
+// @linework/engine: sessions, documents, the protocol-1 op catalogue and its dispatcher.
+export * from './protocol.js';
+export { Engine, LIMITS, invalidRequest } from './engine.js';
+export type { EngineOptions, GuiBridge, PendingPrompt, EngineEvent, EventKind, OperationRecord } from './engine.js';
+export type { EngineOp, OpContext } from './ops/types.js';
+export { buildCatalogue, WRAPPED_PASSTHROUGH } from './ops/catalogue.js';
+export { ERROR_CODES, DISPATCHER_ERRORS } from './errors.js';
+export { stateSnapshot } from './state.js';
+export { DocStore } from './store/document-store.js';
+export { parsePoint, splitCommands } from './commands/parse.js';
+export { parseWhere } from './query/where.js';
+
+import { Engine, type EngineOptions } from './engine.js';
+import { dxf } from './dxf.js';
+
+/** A session: headless, it starts with one new untitled drawing, active. */
+export function createEngine(options: EngineOptions = {}): Engine {
+  return new Engine(options, () => dxf.newDocument());
+}

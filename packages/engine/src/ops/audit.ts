@@ -1,0 +1,132 @@
+// AUDIT after ezdxf's auditor: coded findings on owners, table references, handles, groups and
+// dictionaries; `fix: true` repairs them as one undo step.
+import { z } from 'zod';
+import type { DocumentApi, DxfRecord, Entity } from '../dxf.js';
+import type { Transaction } from '../store/document-store.js';
+import { findEntry, tableEntries } from '../model.js';
+import { dictEntries, groupHandles, groups, setDictEntry, setGroupHandles } from '../store/objects.js';
+import { defineOp } from './types.js';
+
+export interface Finding {
+  code: 'bad_owner' | 'missing_layer' | 'missing_linetype' | 'missing_style' | 'missing_block' | 'duplicate_handle' | 'broken_group' | 'broken_dictionary';
+  handle: string;
+  message: string;
+  fix: string;
+  /** Repairs the finding inside a transaction. */
+  apply?: (tx: Transaction) => void;
+}
+
+const SPECIAL_LT = new Set(['bylayer', 'byblock', 'continuous']);
+
+export function audit(doc: DocumentApi): Finding[] {
+  const out: Finding[] = [];
+  const seen = new Map<string, DxfRecord>();
+  const checkHandle = (r: DxfRecord) => {
+    if (!r.handle) return;
+    const prev = seen.get(r.handle);
+    if (prev && prev !== r) {
+      out.push({
+        code: 'duplicate_handle', handle: r.handle, message: `${r.type} and ${prev.type} share handle ${r.handle}`, fix: `give the ${r.type} a new handle`,
+        apply: (tx) => {
+          const e = r as Entity;
+          if (e.kind === 'entity') {
+            const b = tx.doc.blockOf(r.handle);
+            const idx = b ? b.entities.indexOf(e) : -1;
+            if (b && idx >= 0) {
+              b.entities.splice(idx, 1);
+              const copy = { ...e, handle: '' } as Entity;
+              tx.addEntity(copy, b.name);
+            }
+          }
+        },
+      });
+    } else seen.set(r.handle, r);
+  };
+  for (const t of doc.tables.values()) { checkHandle(t.head); for (const e of t.entries) checkHandle(e); }
+  const layers = new Set(tableEntries(doc, 'LAYER').map((l) => String(l.attrs.name ?? '').toLowerCase()));
+  const ltypes = new Set(tableEntries(doc, 'LTYPE').map((l) => String(l.attrs.name ?? '').toLowerCase()));
+  const styles = new Set(tableEntries(doc, 'STYLE').map((l) => String(l.attrs.name ?? '').toLowerCase()));
+  for (const b of doc.blocks.values()) {
+    checkHandle(b.block);
+    checkHandle(b.endblk);
+    const owner = b.block.owner || doc.getTableEntry('BLOCK_RECORD', b.name)?.handle || '';
+    for (const e of b.entities) {
+      checkHandle(e);
+      for (const c of e.children ?? []) checkHandle(c);
+      if (owner && e.owner && e.owner !== owner) {
+        out.push({ code: 'bad_owner', handle: e.handle, message: `${e.type} ${e.handle} in block ${b.name} names owner ${e.owner}, not ${owner}`, fix: `set owner to ${owner}`, apply: (tx) => { tx.touch(e).owner = owner; } });
+      }
+      const layer = String(e.attrs.layer ?? '0');
+      if (!layers.has(layer.toLowerCase())) {
+        layers.add(layer.toLowerCase());
+        out.push({
+          code: 'missing_layer', handle: e.handle, message: `layer ${layer} used by ${e.type} ${e.handle} is not in the LAYER table`, fix: `create layer ${layer}`,
+          apply: (tx) => { if (!findEntry(tx.doc, 'LAYER', layer)) tx.addTableEntry('LAYER', layer, { color: 7, linetype: 'Continuous' }); },
+        });
+      }
+      const lt = e.attrs.linetype;
+      if (typeof lt === 'string' && !SPECIAL_LT.has(lt.toLowerCase()) && !ltypes.has(lt.toLowerCase())) {
+        out.push({ code: 'missing_linetype', handle: e.handle, message: `linetype ${lt} of ${e.type} ${e.handle} is not in the LTYPE table`, fix: 'set linetype to BYLAYER', apply: (tx) => { tx.touch(e).attrs.linetype = 'BYLAYER'; } });
+      }
+      if (['TEXT', 'MTEXT', 'ATTDEF'].includes(e.type) || e.children?.some((c) => c.type === 'ATTRIB')) {
+        for (const x of [e, ...(e.children ?? [])]) {
+          const st = x.attrs.style;
+          if (typeof st === 'string' && !styles.has(st.toLowerCase())) {
+            out.push({ code: 'missing_style', handle: x.handle, message: `text style ${st} of ${x.type} ${x.handle} is not in the STYLE table`, fix: 'set style to Standard', apply: (tx) => { tx.touch(e); x.attrs.style = 'Standard'; } });
+          }
+        }
+      }
+      if (e.type === 'INSERT') {
+        const name = String(e.attrs.name ?? '');
+        if (!doc.getBlock(name)) {
+          out.push({ code: 'missing_block', handle: e.handle, message: `INSERT ${e.handle} references undefined block ${name}`, fix: 'erase the insert', apply: (tx) => { tx.removeEntity(e.handle); } });
+        }
+      }
+    }
+  }
+  for (const o of doc.objects) checkHandle(o);
+  for (const g of groups(doc)) {
+    const missing = g.handles.filter((h) => !doc.get(h));
+    if (missing.length) {
+      out.push({
+        code: 'broken_group', handle: g.handle, message: `group ${g.name} references missing entities ${missing.join(', ')}`, fix: 'remove them from the group',
+        apply: (tx) => { const r = tx.doc.get(g.handle); if (r) setGroupHandles(tx.touch(r), groupHandles(r).filter((h) => tx.doc.get(h))); },
+      });
+    }
+  }
+  for (const o of doc.objects) {
+    if (o.type !== 'DICTIONARY') continue;
+    for (const [name, h] of dictEntries(o)) {
+      if (!doc.get(h)) {
+        out.push({ code: 'broken_dictionary', handle: o.handle, message: `dictionary ${o.handle} entry ${name} points to missing object ${h}`, fix: 'remove the entry', apply: (tx) => { setDictEntry(tx.touch(o), name, null); } });
+      }
+    }
+  }
+  return out;
+}
+
+export const auditOp = defineOp({
+  name: 'audit',
+  summary: 'Checks the drawing (bad_owner, missing_layer, missing_linetype, missing_style, missing_block, duplicate_handle, broken_group, broken_dictionary); fix repairs as one undo step.',
+  input: z.object({ fix: z.boolean().optional() }),
+  mutates: true,
+  needsDocument: true,
+  http: [],
+  handler: (ctx, input) => {
+    const tx = ctx.tx!;
+    const findings = audit(tx.doc);
+    let fixed = 0;
+    if (input.fix) {
+      for (const f of findings) if (f.apply) { f.apply(tx); fixed++; }
+    }
+    const counts: Record<string, number> = {};
+    for (const f of findings) counts[f.code] = (counts[f.code] ?? 0) + 1;
+    return {
+      count: findings.length,
+      counts,
+      fixed,
+      findings: findings.slice(0, 1000).map(({ code, handle, message, fix }) => ({ code, handle, message, fix })),
+      remaining: input.fix ? audit(tx.doc).length : findings.length,
+    };
+  },
+});

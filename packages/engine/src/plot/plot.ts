@@ -1,0 +1,295 @@
+// plot: layouts -> pages (paper, area and scale from each layout's page setup) -> PDF / SVG / PNG
+// files, written atomically; one file per page when the path holds `{page}`.
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, extname } from 'node:path';
+import type { DocumentApi } from '../dxf.js';
+import { OpError } from '../protocol.js';
+import type { Bounds, DisplayList } from '../render/display-list.js';
+import { boundsValid } from '../render/display-list.js';
+import type { Page } from '../render/page.js';
+import { pagesToPdf } from '../render/pdf.js';
+import { pageToPng } from '../render/png.js';
+import { findLayout, renderLayout } from '../render/renderer.js';
+import { pageToSvg } from '../render/svg.js';
+import type { PageSetup } from './page-setup.js';
+import { paperName, parsePaper, readPageSetup } from './page-setup.js';
+
+export type PlotFormat = 'pdf' | 'svg' | 'png';
+
+export interface PlotOptions {
+  /** One layout by name (default: model space). */
+  layout?: string;
+  /** Output file; `{page}` is replaced by the layout name (one file per page). */
+  path: string;
+  format?: PlotFormat;
+  /** 'all' layouts, or a list of layout names (overrides `layout`). */
+  pages?: 'all' | string[];
+  /** PNG: pixels per inch of paper (default 96). */
+  dpi?: number;
+  /** PNG: size in pixels (the other side follows the paper's aspect unless both are given). */
+  width?: number;
+  height?: number;
+  /** Paper to use instead of the layouts' page setups ('A4', 'ANSI B', 'WxH'); fits the plot area. */
+  paper?: string;
+  /** Directory relative image paths are resolved against (the drawing's folder). */
+  baseDir?: string;
+  /** Called after each page is rendered (progress bars). */
+  onPage?: (done: number, total: number, layout: string) => void;
+}
+
+export interface PlottedPage {
+  layout: string;
+  file: string;
+  paper: string;
+  /** Sheet size in mm. */
+  width: number;
+  height: number;
+  /** Paper mm per drawing unit actually used. */
+  scale: number;
+  /** PNG only: pixel size. */
+  pixels?: { width: number; height: number };
+}
+
+export interface PlotResult {
+  format: PlotFormat;
+  files: string[];
+  pages: PlottedPage[];
+  /** Entity types (and reasons) the renderer could not draw, with counts. */
+  skipped: Record<string, number>;
+}
+
+const A4 = { width: 210, height: 297 };
+
+function limitsOf(doc: DocumentApi, layoutName: string, isModel: boolean): Bounds | null {
+  if (isModel) {
+    const a = doc.getHeader('$LIMMIN');
+    const b = doc.getHeader('$LIMMAX');
+    if (Array.isArray(a) && Array.isArray(b)) {
+      const r = { minX: a[0]!, minY: a[1]!, maxX: b[0]!, maxY: b[1]! };
+      if (boundsValid(r) && r.maxX > r.minX && r.maxY > r.minY) return r;
+    }
+    return null;
+  }
+  const lay = findLayout(doc, layoutName);
+  const rec = lay?.handle ? doc.get(lay.handle) : undefined;
+  const obj = rec?.type === 'LAYOUT' ? rec : doc.objects.find((o) => o.type === 'LAYOUT' && String(o.attrs.name ?? '').toUpperCase() === layoutName.toUpperCase());
+  const mn = obj?.attrs.limmin as number[] | undefined;
+  const mx = obj?.attrs.limmax as number[] | undefined;
+  if (Array.isArray(mn) && Array.isArray(mx)) {
+    const r = { minX: mn[0]!, minY: mn[1]!, maxX: mx[0]!, maxY: mx[1]! };
+    if (boundsValid(r) && r.maxX > r.minX && r.maxY > r.minY) return r;
+  }
+  return null;
+}
+
+/** Places a layout's display list on its paper as the page setup says. */
+export function layoutPage(doc: DocumentApi, layoutName: string, list: DisplayList, opts: { paper?: string } = {}): { page: Page; paper: string; scale: number } {
+  const lay = findLayout(doc, layoutName);
+  const name = lay?.name ?? layoutName;
+  const isModel = !lay || lay.block.name.toUpperCase() === '*MODEL_SPACE';
+  const ps: PageSetup | null = readPageSetup(doc, name);
+  const b = list.bounds;
+  const landscapeContent = boundsValid(b) ? b.maxX - b.minX >= (b.maxY - b.minY) * 0.98 : true;
+  let W: number, H: number;
+  let fit: boolean;
+  let center: boolean;
+  let ratio = 1;
+  let margins = { left: 5, bottom: 5, right: 5, top: 5 };
+  let origin: [number, number] = [0, 0];
+  let area: 'extents' | 'limits' | 'window' | 'layout' = 'extents';
+  let window: [number, number, number, number] | null = null;
+  const valid = ps !== null && ps.width > 0 && ps.height > 0;
+  if (opts.paper) {
+    const p = parsePaper(opts.paper);
+    if (!p) throw new OpError('invalid_request', `unknown paper ${JSON.stringify(opts.paper)}: use A0-A5, ANSI A-E, Letter, Tabloid or WxH in mm`);
+    W = landscapeContent ? p.height : p.width;
+    H = landscapeContent ? p.width : p.height;
+    fit = true;
+    center = true;
+  } else if (valid) {
+    W = ps.width;
+    H = ps.height;
+    margins = ps.margins;
+    origin = ps.origin;
+    fit = ps.fit;
+    ratio = ps.ratio;
+    center = ps.center;
+    switch (ps.plotArea) {
+      case 'window':
+        area = 'window';
+        window = ps.window;
+        break;
+      case 'limits':
+        area = 'limits';
+        break;
+      case 'layout':
+        area = isModel ? 'extents' : 'layout';
+        if (isModel) fit = true;
+        break;
+      case 'extents':
+        break;
+      default:
+        // last screen display / named view: what the screen showed is unknown here -> extents, fitted
+        fit = true;
+        center = true;
+    }
+  } else {
+    W = landscapeContent ? A4.height : A4.width;
+    H = landscapeContent ? A4.width : A4.height;
+    fit = true;
+    center = true;
+  }
+  const x0 = margins.left;
+  const y0 = margins.bottom;
+  const pw = Math.max(W - margins.left - margins.right, 1);
+  const ph = Math.max(H - margins.bottom - margins.top, 1);
+  let A: Bounds | null = null;
+  if (area === 'window' && window) A = { minX: Math.min(window[0], window[2]), minY: Math.min(window[1], window[3]), maxX: Math.max(window[0], window[2]), maxY: Math.max(window[1], window[3]) };
+  else if (area === 'limits' || (area === 'layout' && (fit || center))) A = limitsOf(doc, name, isModel) ?? (boundsValid(b) ? b : null);
+  else if (area === 'extents') A = boundsValid(b) ? b : null;
+  let toPaper: Page['toPaper'];
+  let scale = ratio;
+  if (area === 'layout' && !fit && !center) {
+    // paper-space origin at the printable area's corner plus the plot origin
+    toPaper = [ratio, 0, 0, ratio, x0 + origin[0], y0 + origin[1]];
+  } else if (!A || !(A.maxX - A.minX > 0 || A.maxY - A.minY > 0)) {
+    toPaper = [1, 0, 0, 1, x0, y0];
+    if (A) toPaper = [1, 0, 0, 1, x0 + pw / 2 - A.minX, y0 + ph / 2 - A.minY];
+    scale = 1;
+  } else {
+    const w = Math.max(A.maxX - A.minX, 1e-12);
+    const h = Math.max(A.maxY - A.minY, 1e-12);
+    scale = fit ? Math.min(pw / w, ph / h) : ratio;
+    if (fit || center) {
+      toPaper = [scale, 0, 0, scale, x0 + pw / 2 - ((A.minX + A.maxX) / 2) * scale, y0 + ph / 2 - ((A.minY + A.maxY) / 2) * scale];
+    } else {
+      toPaper = [scale, 0, 0, scale, x0 + origin[0] - A.minX * scale, y0 + origin[1] - A.minY * scale];
+    }
+  }
+  return { page: { name, list, width: W, height: H, toPaper }, paper: paperName(W, H), scale };
+}
+
+function formatOf(path: string, format?: string): PlotFormat {
+  if (format !== undefined) {
+    const f = format.toLowerCase();
+    if (f === 'pdf' || f === 'svg' || f === 'png') return f;
+    throw new OpError('invalid_request', `format must be pdf, svg or png, got ${JSON.stringify(format)}`);
+  }
+  const ext = extname(path.replace(/\{page\}/g, 'x')).toLowerCase().slice(1);
+  if (ext === 'pdf' || ext === 'svg' || ext === 'png') return ext;
+  throw new OpError('invalid_request', `cannot tell the format from ${JSON.stringify(path)}: give format (pdf, svg, png) or use one of those extensions`);
+}
+
+/** Writes a file atomically (temporary file in the same folder, then rename). */
+export function writeAtomic(path: string, data: Buffer | string): void {
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+  } catch {
+    // the write below reports the real problem
+  }
+  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    writeFileSync(tmp, data);
+    renameSync(tmp, path);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw new OpError('io_error', `cannot write ${path}: ${(err as Error).message}`, { path });
+  }
+}
+
+function safePageName(name: string): string {
+  // File names may not hold control characters on any platform.
+  // eslint-disable-next-line no-control-regex
+  return name.replace(/[\\/:*?"<>|\u0000-\u001f]/g, '_').trim() || 'page';
+}
+
+/** The layouts a plot request covers, by their names in the drawing. */
+export function plotLayouts(doc: DocumentApi, opts: Pick<PlotOptions, 'layout' | 'pages'>): string[] {
+  const all = doc.layouts();
+  if (opts.pages === 'all') return all.map((l) => l.name);
+  if (Array.isArray(opts.pages) && opts.pages.length) {
+    return opts.pages.map((n) => {
+      const l = findLayout(doc, n);
+      if (!l) throw new OpError('invalid_request', `no layout named ${JSON.stringify(n)}`, { layout: n, layouts: all.map((x) => x.name) });
+      return l.name;
+    });
+  }
+  const l = findLayout(doc, opts.layout);
+  if (!l) throw new OpError('invalid_request', `no layout named ${JSON.stringify(opts.layout)}`, { layout: opts.layout, layouts: all.map((x) => x.name) });
+  return [l.name];
+}
+
+/** Plots one layout, several or all to PDF, SVG or PNG files. */
+export async function plot(doc: DocumentApi, opts: PlotOptions): Promise<PlotResult> {
+  if (typeof opts.path !== 'string' || opts.path.trim() === '') throw new OpError('invalid_request', 'path is required');
+  const format = formatOf(opts.path, opts.format);
+  const names = plotLayouts(doc, opts);
+  const perPage = opts.path.includes('{page}');
+  if (names.length > 1 && !perPage && format !== 'pdf') {
+    throw new OpError('invalid_request', `${names.length} pages to ${format.toUpperCase()}: put {page} in the path to write one file per page`, { pages: names });
+  }
+  if (opts.dpi !== undefined && !(opts.dpi > 0 && opts.dpi <= 2400)) throw new OpError('invalid_request', 'dpi must be between 1 and 2400');
+  for (const k of ['width', 'height'] as const) {
+    const v = opts[k];
+    if (v !== undefined && !(Number.isInteger(v) && v > 0 && v <= 20000)) throw new OpError('invalid_request', `${k} must be an integer number of pixels (1..20000)`);
+  }
+  const pages: { page: Page; paper: string; scale: number }[] = [];
+  const skipped: Record<string, number> = {};
+  for (const name of names) {
+    const list = renderLayout(doc, { layout: name, baseDir: opts.baseDir });
+    for (const [k, v] of Object.entries(list.skipped)) skipped[k] = (skipped[k] ?? 0) + v;
+    pages.push(layoutPage(doc, name, list, { paper: opts.paper }));
+    opts.onPage?.(pages.length, names.length, name);
+  }
+  const files: string[] = [];
+  const out: PlottedPage[] = [];
+  const used = new Map<string, number>();
+  const fileFor = (name: string): string => {
+    if (!perPage) return opts.path;
+    let base = safePageName(name);
+    const n = used.get(base.toLowerCase()) ?? 0;
+    used.set(base.toLowerCase(), n + 1);
+    if (n) base = `${base}-${n + 1}`;
+    return opts.path.replace(/\{page\}/g, base);
+  };
+  const describe = (p: { page: Page; paper: string; scale: number }, file: string): PlottedPage => ({
+    layout: p.page.name, file, paper: p.paper, width: round2(p.page.width), height: round2(p.page.height), scale: p.scale,
+  });
+  if (format === 'pdf') {
+    if (perPage) {
+      for (const p of pages) {
+        const file = fileFor(p.page.name);
+        writeAtomic(file, await pagesToPdf([p.page], { title: p.page.name }));
+        files.push(file);
+        out.push(describe(p, file));
+      }
+    } else {
+      writeAtomic(opts.path, await pagesToPdf(pages.map((p) => p.page), { title: pages.map((p) => p.page.name).join(', ') }));
+      files.push(opts.path);
+      for (const p of pages) out.push(describe(p, opts.path));
+    }
+  } else {
+    const imageCache = new Map<string, string>();
+    for (const p of pages) {
+      const file = fileFor(p.page.name);
+      if (format === 'svg') writeAtomic(file, pageToSvg(p.page, { imageCache }));
+      else {
+        const png = pageToPng(p.page, { dpi: opts.dpi, width: opts.width, height: opts.height, imageCache });
+        writeAtomic(file, png);
+        const d = describe(p, file);
+        d.pixels = { width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
+        files.push(file);
+        out.push(d);
+        continue;
+      }
+      files.push(file);
+      out.push(describe(p, file));
+    }
+  }
+  return { format, files, pages: out, skipped };
+}
+
+function round2(v: number): number {
+  return Math.round(v * 100) / 100;
+}

@@ -1,0 +1,21 @@
+// Public API of the renderer: display lists and the SVG / PDF / PNG back ends.
+export { ACI_RGB, aciToRgb, rgbHex } from './colors.js';
+export type { Rgb } from './colors.js';
+export type { Bounds, Clip, DisplayList, GradientFill, ImagePrim, PathPrim, PolylinePrim, Prim, TextPrim } from './display-list.js';
+export { boundsValid, emptyBounds } from './display-list.js';
+export { FONT_FAMILY, fontFile, fontMetrics } from './font.js';
+export { HATCH_PATTERNS } from './hatch-patterns.js';
+export type { PatternLine } from './hatch-patterns.js';
+export type { Affine, Page } from './page.js';
+export { extentsPaper, fitPage, paperScale } from './page.js';
+export { pagesToPdf } from './pdf.js';
+export type { PdfOptions } from './pdf.js';
+export { pageToPng, pngSize } from './png.js';
+export type { PngOptions } from './png.js';
+export { renderPreview } from './preview.js';
+export type { PreviewOptions } from './preview.js';
+export { findLayout, headerExtents, renderLayout, viewportMatrix } from './renderer.js';
+export type { RenderOptions } from './renderer.js';
+export { pageToSvg } from './svg.js';
+export type { SvgOptions } from './svg.js';
+export { decodeText, layoutMText, mtextPlain, parseMText } from './text.js';

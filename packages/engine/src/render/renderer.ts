@@ -1,0 +1,1207 @@
+// The renderer: model space or a paper-space layout -> display list. One pass over the entities,
+// blocks exploded recursively (with a depth guard), properties resolved (ByLayer / ByBlock, layer 0
+// inside blocks, true colour, lineweights, linetypes), invisible layers skipped, viewports mapped
+// into paper space and clipped to their frames.
+import { existsSync } from 'node:fs';
+import { basename, extname, isAbsolute, join, resolve as resolvePath } from 'node:path';
+import * as dxfPkg from '@linework/dxf';
+import type { Block, DocumentApi, DxfRecord, Entity, TableEntry } from '../dxf.js';
+import type { Rgb } from './colors.js';
+import { aciToRgb } from './colors.js';
+import type { Bounds, Clip, DisplayList, GradientFill, Prim } from './display-list.js';
+import { boundsValid, emptyBounds } from './display-list.js';
+import { fontMetrics } from './font.js';
+import type { Mat } from './geom.js';
+import {
+  det2, identity, isDefaultExtrusion, matFrom, meanScale, mul, ocsMatrix, pushArc, pushBulge, pushEllipse, pushPt, pushSpline,
+  rotationZ, scaleOf, scaling, translation,
+} from './geom.js';
+import { hatchPatternLines, hatchRings, patternSegments } from './hatch.js';
+import type { PatternBudget } from './hatch.js';
+import { dashArray, ltypePattern } from './linetype.js';
+import { attr, num, pt, rawValue, rawValues, rgbOf, str } from './records.js';
+import { decodeText, layoutMText, parseMText } from './text.js';
+
+export interface RenderOptions {
+  /** Layout name ('Model' or a paper-space layout); default 'Model'. */
+  layout?: string;
+  /** Chord tolerance for curves, in display units; default from the drawing's extents. */
+  tolerance?: number;
+  /** Paper colour (default white); ACI 7 draws black on white. */
+  background?: Rgb;
+  /** Directory relative image paths are resolved against (the drawing's folder). */
+  baseDir?: string;
+  /** Skip layers whose plot flag is off (default true, as plotting does). */
+  honorPlotFlag?: boolean;
+  /** Maximum block nesting (default 24). */
+  maxDepth?: number;
+  /** Upper bound of hatch pattern segments for the whole render (default 2 000 000). */
+  maxPatternSegments?: number;
+}
+
+interface LayerInfo {
+  name: string;
+  color: Rgb;
+  /** Lineweight in mm. */
+  lw: number;
+  ltype: string;
+  off: boolean;
+  frozen: boolean;
+  plot: boolean;
+}
+
+/** Properties an entity inherits from the insert it is drawn through. */
+interface Inherit {
+  layer: string;
+  color: Rgb;
+  lw: number;
+  ltype: string;
+  /** The insert's layer is off (layer-0 entities of the block are hidden). */
+  layerOff: boolean;
+}
+
+interface Ctx {
+  doc: DocumentApi;
+  prims: Prim[];
+  clips: Clip[];
+  layersSeen: Map<string, true>;
+  bounds: Bounds;
+  skipped: Record<string, number>;
+  layers: Map<string, LayerInfo>;
+  ltypes: Map<string, number[] | null>;
+  styles: Map<string, { font: string; width: number; oblique: number; height: number; flags: number }>;
+  background: Rgb;
+  ltscale: number;
+  lwDefault: number;
+  tol: number;
+  baseDir: string | undefined;
+  honorPlot: boolean;
+  maxDepth: number;
+  imperial: boolean;
+  pdmode: number;
+  budget: PatternBudget;
+  // state of the current traversal
+  clip: number;
+  handle: string;
+  depth: number;
+  inBlock: boolean;
+  /** Extra factor for dash lengths (1 / viewport scale when PSLTSCALE is on). */
+  dashFactor: number;
+  vpFrozen: Set<string> | null;
+  stack: Set<string>;
+  imageCache: Map<string, string | null>;
+}
+
+const DEFAULT_LAYER: LayerInfo = { name: '0', color: 0, lw: 0.25, ltype: 'CONTINUOUS', off: false, frozen: false, plot: true };
+
+function lwToMm(v: number, def: number): number {
+  if (v >= 0) return v / 100;
+  return def;
+}
+
+function buildLayers(doc: DocumentApi, bg: Rgb, lwDefault: number): Map<string, LayerInfo> {
+  const out = new Map<string, LayerInfo>();
+  const table = doc.tables.get('LAYER');
+  for (const e of table?.entries ?? []) {
+    const name = str(e, 'name', '');
+    const aci = num(e, 'color', 7);
+    const tc = rgbOf(attr(e, 'true_color'));
+    const flags = num(e, 'flags', 0);
+    const lwRaw = num(e, 'lineweight', -3);
+    const plotRaw = attr(e, 'plot');
+    out.set(name.toUpperCase(), {
+      name,
+      color: tc !== undefined ? tc : aciToRgb(Math.abs(aci) || 7, bg),
+      lw: lwToMm(lwRaw, lwDefault),
+      ltype: str(e, 'linetype', 'CONTINUOUS').toUpperCase(),
+      off: aci < 0,
+      frozen: (flags & 1) !== 0,
+      plot: !(plotRaw === 0 || plotRaw === false) && name.toUpperCase() !== 'DEFPOINTS',
+    });
+  }
+  return out;
+}
+
+function headerNum(doc: DocumentApi, name: string, def: number): number {
+  const v = doc.getHeader(name);
+  if (typeof v === 'number' && Number.isFinite(v)) return v;
+  if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return Number(v);
+  return def;
+}
+
+/** Extents from the header ($EXTMIN/$EXTMAX) when they look valid. */
+export function headerExtents(doc: DocumentApi, paper = false): Bounds | null {
+  const a = doc.getHeader(paper ? '$PEXTMIN' : '$EXTMIN');
+  const b = doc.getHeader(paper ? '$PEXTMAX' : '$EXTMAX');
+  if (!Array.isArray(a) || !Array.isArray(b)) return null;
+  const bb = { minX: a[0]!, minY: a[1]!, maxX: b[0]!, maxY: b[1]! };
+  if (!boundsValid(bb) || Math.abs(bb.minX) > 1e19 || Math.abs(bb.maxX) > 1e19) return null;
+  return bb;
+}
+
+function makeCtx(doc: DocumentApi, opts: RenderOptions): Ctx {
+  const bg = opts.background ?? 0xffffff;
+  const lwd = headerNum(doc, '$LWDEFAULT', 25);
+  const lwDefault = lwd > 0 ? lwd / 100 : 0.25;
+  const ltypes = new Map<string, number[] | null>();
+  for (const e of doc.tables.get('LTYPE')?.entries ?? []) ltypes.set(str(e, 'name', '').toUpperCase(), ltypePattern(e as TableEntry));
+  const styles = new Map<string, { font: string; width: number; oblique: number; height: number; flags: number }>();
+  for (const e of doc.tables.get('STYLE')?.entries ?? []) {
+    styles.set(str(e, 'name', '').toUpperCase(), {
+      font: str(e, 'font', 'txt'),
+      width: num(e, 'width', 1) || 1,
+      oblique: num(e, 'oblique', 0),
+      height: num(e, 'height', 0),
+      flags: num(e, 'generation_flags', 0),
+    });
+  }
+  let tol = opts.tolerance ?? 0;
+  if (!(tol > 0)) {
+    const ext = headerExtents(doc);
+    tol = ext ? Math.max(ext.maxX - ext.minX, ext.maxY - ext.minY) / 4000 : 0;
+    if (!(tol > 0)) tol = 0.01;
+  }
+  return {
+    doc,
+    prims: [],
+    clips: [],
+    layersSeen: new Map(),
+    bounds: emptyBounds(),
+    skipped: {},
+    layers: buildLayers(doc, bg, lwDefault),
+    ltypes,
+    styles,
+    background: bg,
+    ltscale: headerNum(doc, '$LTSCALE', 1) || 1,
+    lwDefault,
+    tol,
+    baseDir: opts.baseDir,
+    honorPlot: opts.honorPlotFlag ?? true,
+    maxDepth: opts.maxDepth ?? 24,
+    imperial: headerNum(doc, '$MEASUREMENT', 1) === 0,
+    pdmode: headerNum(doc, '$PDMODE', 0),
+    budget: { segments: opts.maxPatternSegments ?? 2_000_000 },
+    clip: -1,
+    handle: '',
+    depth: 0,
+    inBlock: false,
+    dashFactor: 1,
+    vpFrozen: null,
+    stack: new Set(),
+    imageCache: new Map(),
+  };
+}
+
+function layerInfo(ctx: Ctx, name: string): LayerInfo {
+  const key = name.toUpperCase();
+  let l = ctx.layers.get(key);
+  if (!l) {
+    l = { ...DEFAULT_LAYER, name, color: aciToRgb(7, ctx.background), lw: ctx.lwDefault };
+    ctx.layers.set(key, l);
+  }
+  return l;
+}
+
+/** Resolved drawing properties of one entity. */
+interface Props {
+  layer: string;
+  color: Rgb;
+  lw: number;
+  ltype: string;
+  ltscale: number;
+  layerOff: boolean;
+}
+
+/** Resolves an entity's properties; null when it is not drawn (layer off/frozen/not plotted, invisible). */
+function resolveProps(ctx: Ctx, e: Entity, parent: Inherit | null): Props | null {
+  const a = e.attrs;
+  if ((a.invisible === 1 || a.invisible === true) && e.type !== '3DFACE') return null;
+  let layerName = (a.layer as string | undefined) ?? (e.attrs.layer === undefined ? (attr(e, 'layer') as string | undefined) : undefined) ?? '0';
+  let layerOff: boolean;
+  let li: LayerInfo;
+  if (parent && layerName === '0') {
+    layerName = parent.layer;
+    li = layerInfo(ctx, layerName);
+    layerOff = parent.layerOff;
+  } else {
+    li = layerInfo(ctx, layerName);
+    layerOff = li.off;
+  }
+  if (li.frozen || (ctx.honorPlot && !li.plot)) return null;
+  if (ctx.vpFrozen && ctx.vpFrozen.has(layerName.toUpperCase())) return null;
+  // colour
+  let color: Rgb;
+  const tc = a.true_color;
+  const aci = typeof a.color === 'number' ? a.color : 256;
+  if (typeof tc === 'number' && aci !== 0 && aci !== 256) color = tc & 0xffffff;
+  else if (typeof tc === 'number' && aci === 256 && a.color !== undefined) color = li.color;
+  else if (typeof tc === 'number') color = tc & 0xffffff;
+  else if (aci === 256) color = li.color;
+  else if (aci === 0) color = parent ? parent.color : aciToRgb(7, ctx.background);
+  else color = aciToRgb(aci, ctx.background);
+  // lineweight
+  const lwRaw = typeof a.lineweight === 'number' ? a.lineweight : -1;
+  const lw = lwRaw >= 0 ? lwRaw / 100 : lwRaw === -2 ? (parent ? parent.lw : ctx.lwDefault) : lwRaw === -3 ? ctx.lwDefault : li.lw;
+  // linetype
+  const lt = typeof a.linetype === 'string' ? a.linetype.toUpperCase() : 'BYLAYER';
+  const ltype = lt === 'BYLAYER' ? li.ltype : lt === 'BYBLOCK' ? (parent ? parent.ltype : 'CONTINUOUS') : lt;
+  const ltscale = typeof a.ltscale === 'number' && a.ltscale > 0 ? a.ltscale : 1;
+  return { layer: layerName, color, lw, ltype, ltscale, layerOff };
+}
+
+function touch(ctx: Ctx, pts: readonly number[]): void {
+  const b = ctx.bounds;
+  for (let i = 0; i < pts.length; i += 2) {
+    const x = pts[i]!;
+    const y = pts[i + 1]!;
+    if (x < b.minX) b.minX = x;
+    if (x > b.maxX) b.maxX = x;
+    if (y < b.minY) b.minY = y;
+    if (y > b.maxY) b.maxY = y;
+  }
+}
+
+function seeLayer(ctx: Ctx, layer: string): void {
+  if (!ctx.layersSeen.has(layer)) ctx.layersSeen.set(layer, true);
+}
+
+function finite(pts: readonly number[]): boolean {
+  for (let i = 0; i < pts.length; i++) if (!Number.isFinite(pts[i])) return false;
+  return true;
+}
+
+function emitPolyline(ctx: Ctx, p: Props, m: Mat, pts: number[], closed: boolean, width = 0, breaks?: number[]): void {
+  if (pts.length < 2 || !finite(pts)) return;
+  let dash: number[] | null = null;
+  let dashOffset = 0;
+  if (p.ltype !== 'CONTINUOUS' && p.ltype !== '') {
+    const pat = ctx.ltypes.get(p.ltype);
+    if (pat) {
+      const scale = ctx.ltscale * p.ltscale * scaleOf(m) * ctx.dashFactor;
+      const d = dashArray(pat, scale);
+      if (d) {
+        let period = 0;
+        for (const x of d.dash) period += x;
+        // too fine to show: draw continuous (as CAD programs do)
+        if (period > ctx.tol * 2) {
+          dash = d.dash;
+          dashOffset = d.offset;
+        }
+      }
+    }
+  }
+  seeLayer(ctx, p.layer);
+  touch(ctx, pts);
+  const prim: Prim = { kind: 'polyline', layer: p.layer, color: p.color, clip: ctx.clip, handle: ctx.handle, pts, closed, lw: p.lw, dash, dashOffset, width };
+  if (breaks && breaks.length) prim.breaks = breaks;
+  ctx.prims.push(prim);
+}
+
+function emitPath(ctx: Ctx, p: Props, rings: number[][], gradient: GradientFill | null, mask: boolean, color?: Rgb): void {
+  const good = rings.filter((r) => r.length >= 6 && finite(r));
+  if (!good.length) return;
+  seeLayer(ctx, p.layer);
+  for (const r of good) touch(ctx, r);
+  ctx.prims.push({ kind: 'path', layer: p.layer, color: color ?? p.color, clip: ctx.clip, handle: ctx.handle, rings: good, gradient, mask });
+}
+
+function skip(ctx: Ctx, type: string): void {
+  ctx.skipped[type] = (ctx.skipped[type] ?? 0) + 1;
+}
+
+/** The entity's OCS composed onto m (identity for the default extrusion). */
+function withOcs(m: Mat, e: DxfRecord): Mat {
+  const ex = attr(e, 'extrusion');
+  if (isDefaultExtrusion(ex)) return m;
+  return mul(m, ocsMatrix(ex as number[]));
+}
+
+// ---- text -----------------------------------------------------------------------------------------
+
+interface TextSpec {
+  text: string;
+  x: number;
+  y: number;
+  z: number;
+  height: number;
+  rotation: number; // radians
+  widthFactor: number;
+  oblique: number; // degrees
+  font: string;
+  align: 'left' | 'center' | 'right';
+  width: number; // local units, after width factor
+  mirrorX: boolean;
+  mirrorY: boolean;
+  underline: boolean;
+  overline: boolean;
+  strike: boolean;
+  color?: Rgb | null;
+}
+
+/** Maps a text given in OCS-local terms through m and emits it. */
+function emitText(ctx: Ctx, p: Props, m: Mat, t: TextSpec): void {
+  if (!t.text.length || !(t.height > 0) || !Number.isFinite(t.x) || !Number.isFinite(t.y)) return;
+  const c = Math.cos(t.rotation);
+  const s = Math.sin(t.rotation);
+  // display-space images of the text's x and y unit directions
+  const ux = m[0]! * c + m[1]! * s;
+  const uy = m[4]! * c + m[5]! * s;
+  const vx = -m[0]! * s + m[1]! * c;
+  const vy = -m[4]! * s + m[5]! * c;
+  const ul = Math.hypot(ux, uy) || 1;
+  const ex = ux / ul;
+  const ey = uy / ul;
+  const vu = vx * ex + vy * ey; // component of v along u
+  const vn = -vx * ey + vy * ex; // perpendicular component
+  const hs = Math.abs(vn) || 1;
+  const x = m[0]! * t.x + m[1]! * t.y + m[2]! * t.z + m[3]!;
+  const y = m[4]! * t.x + m[5]! * t.y + m[6]! * t.z + m[7]!;
+  const height = t.height * hs;
+  const fm = fontMetrics();
+  const obl = t.oblique + (Math.atan2(vu, Math.abs(vn)) * 180) / Math.PI;
+  seeLayer(ctx, p.layer);
+  const width = t.width * ul;
+  // bounds: approximate by the text box corners
+  const sx = t.align === 'left' ? 0 : t.align === 'center' ? -width / 2 : -width;
+  const bx0 = x + ex * sx;
+  const by0 = y + ey * sx;
+  touch(ctx, [bx0, by0, bx0 + ex * width, by0 + ey * width, bx0 - ey * height * Math.sign(vn || 1), by0 + ex * height * Math.sign(vn || 1)]);
+  ctx.prims.push({
+    kind: 'text', layer: p.layer, color: t.color ?? p.color, clip: ctx.clip, handle: ctx.handle, text: t.text, x, y, height, em: height / fm.capRatio,
+    rotation: Math.atan2(uy, ux), widthFactor: (t.widthFactor * ul) / hs, oblique: obl, font: t.font, align: t.align, width,
+    mirrorX: t.mirrorX, mirrorY: t.mirrorY !== vn < 0, underline: t.underline, overline: t.overline, strike: t.strike,
+  });
+}
+
+function styleOf(ctx: Ctx, e: Entity): { font: string; width: number; oblique: number; height: number; flags: number } {
+  return ctx.styles.get(str(e, 'style', 'STANDARD').toUpperCase()) ?? { font: 'txt', width: 1, oblique: 0, height: 0, flags: 0 };
+}
+
+function drawText(ctx: Ctx, e: Entity, p: Props, m0: Mat): void {
+  const m = withOcs(m0, e);
+  const raw = str(e, 'text', '');
+  if (!raw) return;
+  const { text, flags } = decodeText(raw);
+  const st = styleOf(ctx, e);
+  let height = num(e, 'height', 0) || st.height || headerNum(ctx.doc, '$TEXTSIZE', 2.5);
+  let wf = num(e, 'width', st.width) || 1;
+  const oblique = num(e, 'oblique', st.oblique);
+  let rot = (num(e, 'rotation', 0) * Math.PI) / 180;
+  const halign = num(e, 'halign', 0);
+  const valign = num(e, 'valign', 0);
+  const gen = num(e, 'text_generation_flag', st.flags & 6);
+  const ins = pt(e, 'insert');
+  const alignPt = attr(e, 'align_point') as number[] | undefined;
+  const fm = fontMetrics();
+  const em = fm.measure(text);
+  let ax = ins[0]!;
+  let ay = ins[1]!;
+  let align: 'left' | 'center' | 'right' = 'left';
+  if ((halign === 3 || halign === 5) && alignPt) {
+    // aligned / fit: between insert and align point
+    const dx = alignPt[0]! - ins[0]!;
+    const dy = alignPt[1]! - ins[1]!;
+    const len = Math.hypot(dx, dy);
+    if (len > 0 && em > 0) {
+      rot = Math.atan2(dy, dx);
+      const natural = (em * height * wf) / fm.capRatio;
+      if (halign === 3) height = height * (len / natural);
+      else wf = wf * (len / natural);
+    }
+  } else if ((halign !== 0 || valign !== 0) && alignPt) {
+    ax = alignPt[0]!;
+    ay = alignPt[1]!;
+    if (halign === 1 || halign === 4) align = 'center';
+    else if (halign === 2) align = 'right';
+  }
+  const width = (em * height * wf) / fm.capRatio;
+  // vertical alignment: move the anchor to the baseline
+  let vshift = 0;
+  if (halign === 4 && valign === 0) vshift = -height / 2;
+  else if (valign === 1) vshift = fm.descent * (height / fm.capRatio);
+  else if (valign === 2) vshift = -height / 2;
+  else if (valign === 3) vshift = -height;
+  const mirrorY = (gen & 4) !== 0;
+  if (mirrorY) vshift = -vshift;
+  const c = Math.cos(rot);
+  const s = Math.sin(rot);
+  emitText(ctx, p, m, {
+    text, x: ax - s * vshift, y: ay + c * vshift, z: ins[2] ?? 0, height, rotation: rot, widthFactor: wf, oblique, font: st.font, align, width,
+    mirrorX: (gen & 2) !== 0, mirrorY, ...flags,
+  });
+}
+
+function drawMText(ctx: Ctx, e: Entity, p: Props, m0: Mat): void {
+  const raw = str(e, 'text', '');
+  if (!raw) return;
+  const st = styleOf(ctx, e);
+  const h = num(e, 'char_height', 0) || st.height || headerNum(ctx.doc, '$TEXTSIZE', 2.5);
+  const width = num(e, 'width', 0);
+  const attach = num(e, 'attachment_point', 1);
+  const spacing = num(e, 'line_spacing_factor', 1) || 1;
+  // MTEXT's insert and text direction are WCS; the extrusion gives the plane (and mirroring)
+  const ex = pt(e, 'extrusion', [0, 0, 1]);
+  const ocs = isDefaultExtrusion(ex) ? null : ocsMatrix(ex as number[]);
+  let xa: number[];
+  const dir = attr(e, 'text_direction') as number[] | undefined;
+  if (Array.isArray(dir) && (Math.abs(dir[0]!) > 1e-12 || Math.abs(dir[1]!) > 1e-12 || Math.abs(dir[2] ?? 0) > 1e-12)) xa = [dir[0]!, dir[1]!, dir[2] ?? 0];
+  else {
+    const rot = (num(e, 'rotation', 0) * Math.PI) / 180;
+    const c = Math.cos(rot);
+    const s = Math.sin(rot);
+    xa = ocs ? [ocs[0]! * c + ocs[1]! * s, ocs[4]! * c + ocs[5]! * s, ocs[8]! * c + ocs[9]! * s] : [c, s, 0];
+  }
+  const xl = Math.hypot(xa[0]!, xa[1]!, xa[2]!) || 1;
+  xa = [xa[0]! / xl, xa[1]! / xl, xa[2]! / xl];
+  const nl = Math.hypot(ex[0]!, ex[1]!, ex[2] ?? 1) || 1;
+  const n = [ex[0]! / nl, ex[1]! / nl, (ex[2] ?? 1) / nl];
+  // y = n x x
+  const ya = [n[1]! * xa[2]! - n[2]! * xa[1]!, n[2]! * xa[0]! - n[0]! * xa[2]!, n[0]! * xa[1]! - n[1]! * xa[0]!];
+  const ins = pt(e, 'insert');
+  const local = matFrom([xa[0]!, ya[0]!, n[0]!, ins[0]!, xa[1]!, ya[1]!, n[1]!, ins[1]!, xa[2]!, ya[2]!, n[2]!, ins[2] ?? 0]);
+  const m = mul(m0, local);
+  const paras = parseMText(raw, h, st.font, ctx.background);
+  const pieces = layoutMText(paras, h, width, attach, spacing);
+  for (const pc of pieces) {
+    if (pc.bar) {
+      const pts: number[] = [];
+      pushPt(pts, m, pc.x, pc.y, 0);
+      pushPt(pts, m, pc.x + pc.width, pc.y, 0);
+      emitPolyline(ctx, { ...p, color: pc.color ?? p.color, ltype: 'CONTINUOUS' }, m, pts, false);
+      continue;
+    }
+    emitText(ctx, p, m, {
+      text: pc.text, x: pc.x, y: pc.y, z: 0, height: pc.height, rotation: 0, widthFactor: pc.widthFactor, oblique: pc.oblique, font: pc.font,
+      align: 'left', width: pc.width, mirrorX: false, mirrorY: false, underline: pc.underline, overline: pc.overline, strike: pc.strike, color: pc.color,
+    });
+  }
+}
+
+// ---- polylines ------------------------------------------------------------------------------------
+
+function drawLwPolyline(ctx: Ctx, e: Entity, p: Props, m0: Mat): void {
+  const m = withOcs(m0, e);
+  const raw = attr(e, 'points');
+  if (!Array.isArray(raw) || raw.length === 0) return;
+  const vs = raw as number[][];
+  const closed = (num(e, 'flags', 0) & 1) !== 0 || attr(e, 'closed') === true;
+  const z = num(e, 'elevation', 0);
+  const cw = num(e, 'const_width', 0);
+  let varying = false;
+  let maxW = 0;
+  for (const v of vs) {
+    const sw = v[2] ?? 0;
+    const ew = v[3] ?? 0;
+    if (sw !== ew || (cw === 0 && sw > 0)) varying = varying || sw !== ew || sw !== (vs[0]![2] ?? 0);
+    maxW = Math.max(maxW, sw, ew);
+  }
+  const pts: number[] = [];
+  pushPt(pts, m, vs[0]![0]!, vs[0]![1]!, z);
+  const cnt = vs.length;
+  const segs = closed ? cnt : cnt - 1;
+  for (let i = 0; i < segs; i++) {
+    const a = vs[i]!;
+    const b = vs[(i + 1) % cnt]!;
+    pushBulge(pts, m, a[0]!, a[1]!, b[0]!, b[1]!, a[4] ?? 0, z, ctx.tol);
+  }
+  if (closed && pts.length >= 4) {
+    // drop the duplicated closing point
+    pts.length -= 2;
+  }
+  if (varying && cnt >= 2) {
+    drawWideSegments(ctx, p, m, vs.map((v) => [v[0]!, v[1]!, v[2] ?? 0, v[3] ?? 0, v[4] ?? 0]), closed, z);
+    return;
+  }
+  const w = cw > 0 ? cw : maxW;
+  emitPolyline(ctx, p, m, pts, closed, w > 0 ? w * meanScale(m) : 0);
+}
+
+/** Polylines with varying segment widths: straight segments as filled trapezoids, arcs stroked. */
+function drawWideSegments(ctx: Ctx, p: Props, m: Mat, vs: number[][], closed: boolean, z: number): void {
+  const cnt = vs.length;
+  const segs = closed ? cnt : cnt - 1;
+  for (let i = 0; i < segs; i++) {
+    const a = vs[i]!;
+    const b = vs[(i + 1) % cnt]!;
+    const sw = a[2]!;
+    const ew = a[3]!;
+    if (Math.abs(a[4]!) > 1e-9 || (sw === 0 && ew === 0)) {
+      const pts: number[] = [];
+      pushPt(pts, m, a[0]!, a[1]!, z);
+      pushBulge(pts, m, a[0]!, a[1]!, b[0]!, b[1]!, a[4]!, z, ctx.tol);
+      emitPolyline(ctx, p, m, pts, false, ((sw + ew) / 2) * meanScale(m));
+      continue;
+    }
+    const dx = b[0]! - a[0]!;
+    const dy = b[1]! - a[1]!;
+    const len = Math.hypot(dx, dy) || 1;
+    const nx = -dy / len;
+    const ny = dx / len;
+    const ring: number[] = [];
+    pushPt(ring, m, a[0]! + (nx * sw) / 2, a[1]! + (ny * sw) / 2, z);
+    pushPt(ring, m, b[0]! + (nx * ew) / 2, b[1]! + (ny * ew) / 2, z);
+    pushPt(ring, m, b[0]! - (nx * ew) / 2, b[1]! - (ny * ew) / 2, z);
+    pushPt(ring, m, a[0]! - (nx * sw) / 2, a[1]! - (ny * sw) / 2, z);
+    emitPath(ctx, p, [ring], null, false);
+  }
+}
+
+function vertexLoc(v: Entity): readonly number[] {
+  return pt(v, 'location');
+}
+
+function drawPolyline(ctx: Ctx, e: Entity, p: Props, m0: Mat): void {
+  const flags = num(e, 'flags', 0);
+  const verts = (e.children ?? []).filter((c) => c.type === 'VERTEX');
+  if (!verts.length) return;
+  if (flags & 64) {
+    // polyface mesh: coordinate vertices then face records
+    const coords: (readonly number[])[] = [];
+    const faces: Entity[] = [];
+    for (const v of verts) {
+      const vf = num(v, 'flags', 0);
+      if (vf & 64) coords.push(vertexLoc(v));
+      else if (vf & 128) faces.push(v);
+    }
+    const pts: number[] = [];
+    const breaks: number[] = [];
+    for (const f of faces) {
+      const idx = [num(f, 'vtx0', 0), num(f, 'vtx1', 0), num(f, 'vtx2', 0), num(f, 'vtx3', 0)].filter((i) => i !== 0);
+      for (let k = 0; k < idx.length; k++) {
+        const i0 = idx[k]!;
+        const i1 = idx[(k + 1) % idx.length]!;
+        if (i0 < 0) continue; // invisible edge
+        const a = coords[Math.abs(i0) - 1];
+        const b = coords[Math.abs(i1) - 1];
+        if (!a || !b) continue;
+        breaks.push(pts.length / 2);
+        pushPt(pts, m0, a[0]!, a[1]!, a[2] ?? 0);
+        pushPt(pts, m0, b[0]!, b[1]!, b[2] ?? 0);
+      }
+    }
+    breaks.shift();
+    emitPolyline(ctx, p, m0, pts, false, 0, breaks);
+    return;
+  }
+  if (flags & 16) {
+    // polygon mesh: M x N grid
+    const mc = num(e, 'm_count', 0);
+    const nc = num(e, 'n_count', 0);
+    if (mc * nc !== verts.length || mc < 1 || nc < 1) {
+      skip(ctx, 'POLYLINE(mesh)');
+      return;
+    }
+    const loc = verts.map(vertexLoc);
+    const pts: number[] = [];
+    const breaks: number[] = [];
+    for (let i = 0; i < mc; i++) {
+      breaks.push(pts.length / 2);
+      for (let j = 0; j < nc; j++) {
+        const q = loc[i * nc + j]!;
+        pushPt(pts, m0, q[0]!, q[1]!, q[2] ?? 0);
+      }
+      if (flags & 32) pushPt(pts, m0, loc[i * nc]![0]!, loc[i * nc]![1]!, loc[i * nc]![2] ?? 0);
+    }
+    for (let j = 0; j < nc; j++) {
+      breaks.push(pts.length / 2);
+      for (let i = 0; i < mc; i++) {
+        const q = loc[i * nc + j]!;
+        pushPt(pts, m0, q[0]!, q[1]!, q[2] ?? 0);
+      }
+      if (flags & 1) pushPt(pts, m0, loc[j]![0]!, loc[j]![1]!, loc[j]![2] ?? 0);
+    }
+    breaks.shift();
+    emitPolyline(ctx, p, m0, pts, false, 0, breaks);
+    return;
+  }
+  const closed = (flags & 1) !== 0;
+  // spline-fit polylines: draw the fitted vertices, not the frame
+  const drawn = verts.filter((v) => (num(v, 'flags', 0) & 16) === 0);
+  if (flags & 8) {
+    const pts: number[] = [];
+    for (const v of drawn) {
+      const q = vertexLoc(v);
+      pushPt(pts, m0, q[0]!, q[1]!, q[2] ?? 0);
+    }
+    emitPolyline(ctx, p, m0, pts, closed);
+    return;
+  }
+  const m = withOcs(m0, e);
+  const z = pt(e, 'elevation', [0, 0, 0])[2] ?? num(e, 'elevation', 0);
+  const vs = drawn.map((v) => {
+    const q = vertexLoc(v);
+    return [q[0]!, q[1]!, num(v, 'start_width', num(e, 'default_start_width', 0)), num(v, 'end_width', num(e, 'default_end_width', 0)), num(v, 'bulge', 0)];
+  });
+  const asLw: Entity = { ...e, attrs: { ...e.attrs, points: vs, flags: closed ? 1 : 0, elevation: typeof z === 'number' ? z : 0, const_width: 0, extrusion: [0, 0, 1] } };
+  drawLwPolyline(ctx, asLw, p, m);
+}
+
+// ---- hatch, solid, image --------------------------------------------------------------------------
+
+function drawHatch(ctx: Ctx, e: Entity, p: Props, m0: Mat): void {
+  const m = withOcs(m0, e);
+  const sc = scaleOf(m);
+  const tolLocal = ctx.tol / (sc || 1);
+  const local = hatchRings(attr(e, 'paths') ?? attr(e, 'boundary_paths'), tolLocal);
+  if (!local.length) return;
+  const elev = attr(e, 'elevation');
+  const z = Array.isArray(elev) ? ((elev[2] as number) ?? 0) : typeof elev === 'number' ? elev : 0;
+  const toDisplay = (r: number[]): number[] => {
+    const out: number[] = [];
+    for (let i = 0; i < r.length; i += 2) pushPt(out, m, r[i]!, r[i + 1]!, z);
+    return out;
+  };
+  const solid = num(e, 'solid_fill', 0) === 1 || str(e, 'pattern_name', '').toUpperCase() === 'SOLID';
+  const grad = attr(e, 'gradient');
+  if (grad && typeof grad === 'object' && (num(e, 'solid_fill', 1) === 1 || solid)) {
+    const g = grad as Record<string, unknown>;
+    const c1 = rgbOf(g.color1) ?? p.color;
+    const c2 = rgbOf(g.color2) ?? 0xffffff;
+    const angle = ((typeof g.rotation === 'number' ? g.rotation : typeof g.angle === 'number' ? g.angle : 0) * Math.PI) / 180;
+    const ang = Math.atan2(m[4]! * Math.cos(angle) + m[5]! * Math.sin(angle), m[0]! * Math.cos(angle) + m[1]! * Math.sin(angle));
+    emitPath(ctx, p, local.map(toDisplay), { color2: c2, angle: ang, name: String(g.name ?? 'LINEAR') }, false, c1);
+    return;
+  }
+  if (solid) {
+    emitPath(ctx, p, local.map(toDisplay), null, false);
+    return;
+  }
+  const lines = hatchPatternLines(e.attrs as Record<string, unknown>, ctx.imperial);
+  if (!lines) {
+    skip(ctx, 'HATCH(pattern)');
+    return;
+  }
+  const segs = patternSegments(local, lines, ctx.budget);
+  if (segs === null) {
+    // too dense to draw line by line: fill lightly instead
+    emitPath(ctx, p, local.map(toDisplay), null, false);
+    skip(ctx, 'HATCH(dense pattern)');
+    return;
+  }
+  if (!segs.length) return;
+  const pts: number[] = [];
+  const breaks: number[] = [];
+  for (let i = 0; i < segs.length; i += 4) {
+    if (i) breaks.push(pts.length / 2);
+    pushPt(pts, m, segs[i]!, segs[i + 1]!, z);
+    pushPt(pts, m, segs[i + 2]!, segs[i + 3]!, z);
+  }
+  emitPolyline(ctx, { ...p, ltype: 'CONTINUOUS' }, m, pts, false, 0, breaks);
+}
+
+function drawSolid(ctx: Ctx, e: Entity, p: Props, m0: Mat, face3d: boolean): void {
+  const m = face3d ? m0 : withOcs(m0, e);
+  const v = [pt(e, 'vtx0'), pt(e, 'vtx1'), pt(e, 'vtx2'), pt(e, 'vtx3', pt(e, 'vtx2'))];
+  if (face3d) {
+    const inv = num(e, 'invisible_edges', num(e, 'invisible', 0));
+    const pts: number[] = [];
+    const breaks: number[] = [];
+    const order = v[3]![0] === v[2]![0] && v[3]![1] === v[2]![1] && v[3]![2] === v[2]![2] ? [0, 1, 2] : [0, 1, 2, 3];
+    for (let k = 0; k < order.length; k++) {
+      if (inv & (1 << k)) continue;
+      const a = v[order[k]!]!;
+      const b = v[order[(k + 1) % order.length]!]!;
+      if (pts.length) breaks.push(pts.length / 2);
+      pushPt(pts, m, a[0]!, a[1]!, a[2] ?? 0);
+      pushPt(pts, m, b[0]!, b[1]!, b[2] ?? 0);
+    }
+    emitPolyline(ctx, p, m, pts, false, 0, breaks);
+    return;
+  }
+  const ring: number[] = [];
+  for (const i of [0, 1, 3, 2]) pushPt(ring, m, v[i]![0]!, v[i]![1]!, v[i]![2] ?? 0);
+  emitPath(ctx, p, [ring], null, false);
+}
+
+/** Boundary of an IMAGE/WIPEOUT in WCS (closed ring), from its clip path or its frame. */
+function imageBoundary(e: Entity, m: Mat, useClip: boolean): number[] {
+  const ins = pt(e, 'insert');
+  const u = pt(e, 'u_pixel', [1, 0, 0]);
+  const v = pt(e, 'v_pixel', [0, 1, 0]);
+  const size = pt(e, 'image_size', [1, 1, 0]);
+  const h = size[1]!;
+  let path = attr(e, 'boundary_path') ?? attr(e, 'clip_boundary') ?? attr(e, 'boundary_vertices');
+  if (!Array.isArray(path) || path.length < 2) {
+    const raw14 = rawValues(e, 14);
+    const raw24 = rawValues(e, 24);
+    path = raw14.length >= 2 && raw24.length === raw14.length ? raw14.map((x, i) => [Number(x), Number(raw24[i])]) : null;
+  }
+  let bp: number[][];
+  if (useClip && Array.isArray(path) && path.length >= 2) {
+    bp = (path as number[][]).map((q) => [q[0]!, q[1]!]);
+    if (bp.length === 2) bp = [bp[0]!, [bp[1]![0]!, bp[0]![1]!], bp[1]!, [bp[0]![0]!, bp[1]![1]!]];
+  } else {
+    const w = size[0]!;
+    bp = [[-0.5, -0.5], [w - 0.5, -0.5], [w - 0.5, h - 0.5], [-0.5, h - 0.5]];
+  }
+  const ox = ins[0]! + u[0]! * 0.5 - v[0]! * 0.5;
+  const oy = ins[1]! + u[1]! * 0.5 - v[1]! * 0.5;
+  const oz = (ins[2] ?? 0) + (u[2] ?? 0) * 0.5 - (v[2] ?? 0) * 0.5;
+  const out: number[] = [];
+  for (const q of bp) {
+    const px = q[0]!;
+    const py = h - q[1]!;
+    pushPt(out, m, ox + u[0]! * px + v[0]! * py, oy + u[1]! * px + v[1]! * py, oz + (u[2] ?? 0) * px + (v[2] ?? 0) * py);
+  }
+  return out;
+}
+
+const MIME: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.bmp': 'image/bmp', '.tif': 'image/tiff', '.tiff': 'image/tiff' };
+
+function findImageFile(ctx: Ctx, name: string): string | null {
+  const cached = ctx.imageCache.get(name);
+  if (cached !== undefined) return cached;
+  const candidates: string[] = [];
+  const norm = name.replace(/\\/g, '/');
+  if (isAbsolute(norm) || /^[A-Za-z]:\//.test(norm)) candidates.push(norm);
+  if (ctx.baseDir) {
+    candidates.push(resolvePath(ctx.baseDir, norm));
+    candidates.push(join(ctx.baseDir, basename(norm)));
+  }
+  candidates.push(resolvePath(norm));
+  let found: string | null = null;
+  for (const c of candidates) {
+    if (!/^[A-Za-z]:\//.test(c) && existsSync(c)) {
+      found = c;
+      break;
+    }
+  }
+  ctx.imageCache.set(name, found);
+  return found;
+}
+
+function drawImage(ctx: Ctx, e: Entity, p: Props, m: Mat): void {
+  const defHandle = str(e, 'image_def_handle', '') || rawValue(e, 340) || '';
+  const def = defHandle ? ctx.doc.get(defHandle) : undefined;
+  const fname = def ? str(def, 'filename', '') : '';
+  const file = fname ? findImageFile(ctx, fname) : null;
+  const flags = num(e, 'flags', 3);
+  const clipping = num(e, 'clipping', 0) !== 0 && (flags & 4) !== 0;
+  const frame = imageBoundary(e, m, clipping);
+  const mime = MIME[extname(file ?? fname).toLowerCase()];
+  if (!file || !mime || mime === 'image/bmp' || mime === 'image/tiff') {
+    // image not available: draw its frame
+    skip(ctx, 'IMAGE(file)');
+    emitPolyline(ctx, { ...p, ltype: 'CONTINUOUS' }, m, frame, true);
+    return;
+  }
+  const ins = pt(e, 'insert');
+  const u = pt(e, 'u_pixel', [1, 0, 0]);
+  const v = pt(e, 'v_pixel', [0, 1, 0]);
+  const size = pt(e, 'image_size', [1, 1, 0]);
+  const w = size[0]!;
+  const h = size[1]!;
+  // pixel (x right, y down) -> WCS: insert + u * x + v * (h - y)
+  const wx = (px: number, py: number): number[] => {
+    const out: number[] = [];
+    pushPt(out, m, ins[0]! + u[0]! * px + v[0]! * (h - py), ins[1]! + u[1]! * px + v[1]! * (h - py), (ins[2] ?? 0) + (u[2] ?? 0) * px + (v[2] ?? 0) * (h - py));
+    return out;
+  };
+  const o = wx(0, 0);
+  const ax = wx(1, 0);
+  const ay = wx(0, 1);
+  const matrix: [number, number, number, number, number, number] = [ax[0]! - o[0]!, ax[1]! - o[1]!, ay[0]! - o[0]!, ay[1]! - o[1]!, o[0]!, o[1]!];
+  let clip = ctx.clip;
+  if (clipping) {
+    // clip_mode 1: keep what lies outside the boundary (inside the image frame)
+    const rings = num(e, 'clip_mode', 0) === 1 ? [imageBoundary(e, m, false), frame] : [frame];
+    ctx.clips.push({ rings, parent: ctx.clip });
+    clip = ctx.clips.length - 1;
+  }
+  seeLayer(ctx, p.layer);
+  touch(ctx, frame);
+  ctx.prims.push({ kind: 'image', layer: p.layer, color: p.color, clip, handle: ctx.handle, path: file, data: null, mime, pxWidth: w, pxHeight: h, matrix });
+}
+
+// ---- blocks and viewports -------------------------------------------------------------------------
+
+function insertMatrix(e: Entity, block: Block, col: number, row: number): Mat {
+  const ins = pt(e, 'insert');
+  const sx = num(e, 'xscale', 1);
+  const sy = num(e, 'yscale', 1);
+  const sz = num(e, 'zscale', 1);
+  const rot = (num(e, 'rotation', 0) * Math.PI) / 180;
+  const base = pt(block.block, 'base_point');
+  let m = translation(ins[0]!, ins[1]!, ins[2] ?? 0);
+  m = mul(m, rotationZ(rot));
+  if (col || row) m = mul(m, translation(col * num(e, 'column_spacing', 0), row * num(e, 'row_spacing', 0)));
+  m = mul(m, scaling(sx, sy, sz));
+  m = mul(m, translation(-(base[0] ?? 0), -(base[1] ?? 0), -(base[2] ?? 0)));
+  const ex = attr(e, 'extrusion');
+  if (!isDefaultExtrusion(ex)) m = mul(ocsMatrix(ex as number[]), m);
+  return m;
+}
+
+function drawBlockContent(ctx: Ctx, block: Block, m: Mat, p: Props): void {
+  const key = block.name.toUpperCase();
+  if (ctx.depth >= ctx.maxDepth || ctx.stack.has(key)) {
+    skip(ctx, 'INSERT(depth)');
+    return;
+  }
+  // xref / overlay blocks have no content here
+  ctx.stack.add(key);
+  ctx.depth++;
+  const saveIn = ctx.inBlock;
+  const saveDash = ctx.dashFactor;
+  ctx.inBlock = true;
+  const inherit: Inherit = { layer: p.layer, color: p.color, lw: p.lw, ltype: p.ltype, layerOff: p.layerOff };
+  for (const child of block.entities) {
+    if (child.type === 'ATTDEF') continue;
+    drawEntity(ctx, child, m, inherit);
+  }
+  ctx.inBlock = saveIn;
+  ctx.dashFactor = saveDash;
+  ctx.depth--;
+  ctx.stack.delete(key);
+}
+
+function drawInsert(ctx: Ctx, e: Entity, p: Props, m: Mat, parent: Inherit | null): void {
+  const name = str(e, 'name', '');
+  const block = ctx.doc.getBlock(name);
+  if (block) {
+    const cols = Math.max(1, Math.min(10000, num(e, 'column_count', 1) | 0));
+    const rows = Math.max(1, Math.min(10000, num(e, 'row_count', 1) | 0));
+    for (let r = 0; r < rows; r++) {
+      for (let c = 0; c < cols; c++) drawBlockContent(ctx, block, mul(m, insertMatrix(e, block, c, r)), p);
+    }
+  } else skip(ctx, 'INSERT(no block)');
+  // attributes live in the insert's own space
+  for (const a of e.children ?? []) {
+    if (a.type === 'ATTRIB') drawEntity(ctx, a, m, parent);
+  }
+}
+
+/** Model-space -> paper-space matrix of a viewport, and its scale. */
+export function viewportMatrix(vp: DxfRecord): { m: Mat; scale: number } {
+  const c = pt(vp, 'center');
+  const h = num(vp, 'height', 1);
+  const vh = num(vp, 'view_height', 1) || 1;
+  const vc = pt(vp, 'view_center_point');
+  const target = pt(vp, 'view_target_point');
+  const dir = pt(vp, 'view_direction_vector', [0, 0, 1]);
+  const twist = (num(vp, 'view_twist_angle', 0) * Math.PI) / 180;
+  const s = h / vh;
+  // WCS -> DCS: translate by -target, rotate into the view direction's frame (transpose of its OCS)
+  let toDcs = translation(-(target[0] ?? 0), -(target[1] ?? 0), -(target[2] ?? 0));
+  if (!isDefaultExtrusion(dir)) {
+    const o = ocsMatrix(dir as number[]);
+    const t = matFrom([o[0]!, o[4]!, o[8]!, 0, o[1]!, o[5]!, o[9]!, 0, o[2]!, o[6]!, o[10]!, 0]);
+    toDcs = mul(t, toDcs);
+  }
+  let m = translation(c[0]!, c[1]!, 0);
+  m = mul(m, scaling(s, s, s));
+  if (twist) m = mul(m, rotationZ(twist));
+  m = mul(m, translation(-(vc[0] ?? 0), -(vc[1] ?? 0), 0));
+  m = mul(m, toDcs);
+  return { m, scale: s };
+}
+
+function frozenLayersOf(ctx: Ctx, vp: Entity): Set<string> | null {
+  let list = attr(vp, 'frozen_layers') ?? attr(vp, 'frozen_layer_handles');
+  if (!Array.isArray(list)) list = rawValues(vp, 341);
+  const names = new Set<string>();
+  for (const h of list as unknown[]) {
+    if (typeof h !== 'string') continue;
+    const rec = ctx.doc.get(h);
+    if (rec && rec.type === 'LAYER') names.add(str(rec, 'name', '').toUpperCase());
+    else names.add(h.toUpperCase());
+  }
+  return names.size ? names : null;
+}
+
+function drawViewport(ctx: Ctx, e: Entity, p: Props, m: Mat): void {
+  const id = num(e, 'id', 2);
+  const status = num(e, 'status', 1);
+  if (id === 1 || status === 0 || ctx.inBlock) return;
+  const c = pt(e, 'center');
+  const w = num(e, 'width', 0);
+  const h = num(e, 'height', 0);
+  if (!(w > 0) || !(h > 0)) return;
+  let frame: number[] = [];
+  pushPt(frame, m, c[0]! - w / 2, c[1]! - h / 2, 0);
+  pushPt(frame, m, c[0]! + w / 2, c[1]! - h / 2, 0);
+  pushPt(frame, m, c[0]! + w / 2, c[1]! + h / 2, 0);
+  pushPt(frame, m, c[0]! - w / 2, c[1]! + h / 2, 0);
+  const flags = num(e, 'flags', 0);
+  const clipHandle = str(e, 'clipping_boundary_handle', '');
+  if (flags & 65536 && clipHandle && clipHandle !== '0') {
+    const clipEnt = ctx.doc.get(clipHandle) as Entity | undefined;
+    if (clipEnt && clipEnt.type === 'LWPOLYLINE') {
+      const pts = attr(clipEnt, 'points') as number[][] | undefined;
+      if (Array.isArray(pts) && pts.length >= 3) {
+        frame = [];
+        pushPt(frame, m, pts[0]![0]!, pts[0]![1]!, 0);
+        for (let i = 0; i < pts.length; i++) {
+          const a = pts[i]!;
+          const b = pts[(i + 1) % pts.length]!;
+          pushBulge(frame, m, a[0]!, a[1]!, b[0]!, b[1]!, a[4] ?? 0, 0, ctx.tol);
+        }
+      }
+    }
+  }
+  const { m: vm, scale } = viewportMatrix(e);
+  const saveClip = ctx.clip;
+  const saveDash = ctx.dashFactor;
+  const saveFrozen = ctx.vpFrozen;
+  const saveTol = ctx.tol;
+  const saveBounds = ctx.bounds;
+  ctx.clips.push({ rings: [frame], parent: ctx.clip });
+  ctx.clip = ctx.clips.length - 1;
+  ctx.dashFactor = headerNum(ctx.doc, '$PSLTSCALE', 1) ? 1 / (scale || 1) : 1;
+  ctx.vpFrozen = frozenLayersOf(ctx, e);
+  // model content: bounds are the frame, not the (clipped) model extents
+  ctx.bounds = emptyBounds();
+  const model = ctx.doc.modelSpace();
+  const full = mul(m, vm);
+  const fb = { minX: Infinity, minY: Infinity, maxX: -Infinity, maxY: -Infinity };
+  for (let i = 0; i < frame.length; i += 2) {
+    fb.minX = Math.min(fb.minX, frame[i]!);
+    fb.maxX = Math.max(fb.maxX, frame[i]!);
+    fb.minY = Math.min(fb.minY, frame[i + 1]!);
+    fb.maxY = Math.max(fb.maxY, frame[i + 1]!);
+  }
+  const first = ctx.prims.length;
+  for (const child of model.entities) drawEntity(ctx, child, full, null, true);
+  // cull primitives entirely outside the frame
+  let k = first;
+  for (let i = first; i < ctx.prims.length; i++) {
+    const pr = ctx.prims[i]!;
+    if (primOutside(pr, fb)) continue;
+    ctx.prims[k++] = pr;
+  }
+  ctx.prims.length = k;
+  ctx.bounds = saveBounds;
+  touch(ctx, frame);
+  ctx.clip = saveClip;
+  ctx.dashFactor = saveDash;
+  ctx.vpFrozen = saveFrozen;
+  ctx.tol = saveTol;
+  // the viewport frame itself
+  emitPolyline(ctx, { ...p, ltype: p.ltype }, m, frame, true);
+}
+
+function primOutside(pr: Prim, b: Bounds): boolean {
+  let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
+  const scan = (pts: readonly number[]): void => {
+    for (let i = 0; i < pts.length; i += 2) {
+      const x = pts[i]!;
+      const y = pts[i + 1]!;
+      if (x < minX) minX = x;
+      if (x > maxX) maxX = x;
+      if (y < minY) minY = y;
+      if (y > maxY) maxY = y;
+    }
+  };
+  if (pr.kind === 'polyline') scan(pr.pts);
+  else if (pr.kind === 'path') for (const r of pr.rings) scan(r);
+  else if (pr.kind === 'text') {
+    const r = pr.width + pr.em * 2;
+    scan([pr.x - r, pr.y - r, pr.x + r, pr.y + r]);
+  } else {
+    const [a, bb, c, d, e, f] = pr.matrix;
+    const w = pr.pxWidth;
+    const h = pr.pxHeight;
+    scan([e, f, e + a * w, f + bb * w, e + c * h, f + d * h, e + a * w + c * h, f + bb * w + d * h]);
+  }
+  return maxX < b.minX || minX > b.maxX || maxY < b.minY || minY > b.maxY;
+}
+
+// ---- dispatch -------------------------------------------------------------------------------------
+
+function drawEntity(ctx: Ctx, e: Entity, m: Mat, parent: Inherit | null, fromViewport = false): void {
+  const top = parent === null;
+  if (top) ctx.handle = e.handle;
+  const p = resolveProps(ctx, e, parent);
+  if (!p) return;
+  const type = e.type;
+  // An insert on an "off" layer still shows its non-layer-0 content; other entities on off layers don't.
+  if (p.layerOff && type !== 'INSERT') return;
+  switch (type) {
+    case 'LINE': {
+      const a = pt(e, 'start');
+      const b = pt(e, 'end');
+      const pts: number[] = [];
+      pushPt(pts, m, a[0]!, a[1]!, a[2] ?? 0);
+      pushPt(pts, m, b[0]!, b[1]!, b[2] ?? 0);
+      emitPolyline(ctx, p, m, pts, false);
+      return;
+    }
+    case 'POINT': {
+      if ((ctx.pdmode & 7) === 1) return;
+      const a = pt(e, 'location');
+      const pts: number[] = [];
+      pushPt(pts, m, a[0]!, a[1]!, a[2] ?? 0);
+      pushPt(pts, m, a[0]!, a[1]!, a[2] ?? 0);
+      emitPolyline(ctx, { ...p, ltype: 'CONTINUOUS' }, m, pts, false);
+      return;
+    }
+    case 'CIRCLE':
+    case 'ARC': {
+      const mm = withOcs(m, e);
+      const c = pt(e, 'center');
+      const r = num(e, 'radius', 0);
+      if (!(r > 0)) return;
+      const pts: number[] = [];
+      if (type === 'CIRCLE') {
+        pushArc(pts, mm, c[0]!, c[1]!, c[2] ?? 0, r, 0, Math.PI * 2, ctx.tol);
+        pts.length -= 2;
+        emitPolyline(ctx, p, mm, pts, true);
+      } else {
+        const a0 = (num(e, 'start_angle', 0) * Math.PI) / 180;
+        let a1 = (num(e, 'end_angle', 360) * Math.PI) / 180;
+        while (a1 <= a0) a1 += Math.PI * 2;
+        pushArc(pts, mm, c[0]!, c[1]!, c[2] ?? 0, r, a0, a1, ctx.tol);
+        emitPolyline(ctx, p, mm, pts, false);
+      }
+      return;
+    }
+    case 'ELLIPSE': {
+      const pts: number[] = [];
+      const p0 = num(e, 'start_param', 0);
+      const p1 = num(e, 'end_param', Math.PI * 2);
+      pushEllipse(pts, m, pt(e, 'center'), pt(e, 'major_axis', [1, 0, 0]), pt(e, 'extrusion', [0, 0, 1]), num(e, 'ratio', 1), p0, p1, ctx.tol);
+      const full = Math.abs(p1 - p0 - Math.PI * 2) < 1e-9 || Math.abs(p1 - p0) < 1e-12;
+      if (full) pts.length -= 2;
+      emitPolyline(ctx, p, m, pts, full);
+      return;
+    }
+    case 'LWPOLYLINE':
+      drawLwPolyline(ctx, e, p, m);
+      return;
+    case 'POLYLINE':
+      drawPolyline(ctx, e, p, m);
+      return;
+    case 'SPLINE':
+    case 'HELIX':
+      drawSpline(ctx, e, p, m);
+      return;
+    case 'TEXT':
+    case 'ATTRIB':
+      if (type === 'ATTRIB' && (num(e, 'flags', 0) & 1) !== 0) return;
+      drawText(ctx, e, p, m);
+      return;
+    case 'ATTDEF':
+      if (ctx.inBlock || (num(e, 'flags', 0) & 1) !== 0) return;
+      drawText(ctx, { ...e, attrs: { ...e.attrs, text: str(e, 'tag', str(e, 'text', '')) } }, p, m);
+      return;
+    case 'MTEXT':
+      drawMText(ctx, e, p, m);
+      return;
+    case 'INSERT':
+      drawInsert(ctx, e, p, m, parent);
+      return;
+    case 'DIMENSION':
+    case 'ARC_DIMENSION':
+    case 'LARGE_RADIAL_DIMENSION':
+    case 'ACAD_TABLE': {
+      const name = str(e, 'geometry', '') || str(e, 'block_name', '') || rawValue(e, 2) || '';
+      const block = name ? ctx.doc.getBlock(name) : undefined;
+      if (!block) {
+        skip(ctx, type);
+        return;
+      }
+      let mm = m;
+      if (type === 'ACAD_TABLE') {
+        const ins = pt(e, 'insert');
+        mm = mul(m, translation(ins[0]!, ins[1]!, ins[2] ?? 0));
+      }
+      drawBlockContent(ctx, block, mm, p);
+      return;
+    }
+    case 'HATCH':
+      drawHatch(ctx, e, p, m);
+      return;
+    case 'SOLID':
+    case 'TRACE':
+      drawSolid(ctx, e, p, m, false);
+      return;
+    case '3DFACE':
+      drawSolid(ctx, e, p, m, true);
+      return;
+    case 'IMAGE':
+      drawImage(ctx, e, p, m);
+      return;
+    case 'WIPEOUT': {
+      const ring = imageBoundary(e, m, true);
+      emitPath(ctx, p, [ring], null, true, ctx.background);
+      return;
+    }
+    case 'VIEWPORT':
+      if (!fromViewport) drawViewport(ctx, e, p, m);
+      return;
+    case 'LEADER': {
+      const vs = attr(e, 'vertices');
+      if (!Array.isArray(vs) || vs.length < 2) return;
+      const pts: number[] = [];
+      for (const q of vs as number[][]) pushPt(pts, m, q[0]!, q[1]!, q[2] ?? 0);
+      emitPolyline(ctx, p, m, pts, false);
+      return;
+    }
+    case 'SEQEND':
+    case 'VERTEX':
+      return;
+    default:
+      skip(ctx, type);
+  }
+}
+
+type FlattenFn = (e: Entity, tolerance: number) => number[][][] | [number, number, number][][];
+
+function drawSpline(ctx: Ctx, e: Entity, p: Props, m: Mat): void {
+  const flatten = (dxfPkg as unknown as Record<string, unknown>).flatten as FlattenFn | undefined;
+  const sc = scaleOf(m) || 1;
+  if (typeof flatten === 'function') {
+    try {
+      const polys = flatten(e, ctx.tol / sc) as number[][][];
+      for (const poly of polys) {
+        const pts: number[] = [];
+        for (const q of poly) pushPt(pts, m, q[0]!, q[1]!, q[2] ?? 0);
+        emitPolyline(ctx, p, m, pts, false);
+      }
+      return;
+    } catch {
+      // fall through to the local evaluator
+    }
+  }
+  const ctrl = attr(e, 'control_points') as number[][] | undefined;
+  const knots = (attr(e, 'knots') ?? attr(e, 'knot_values')) as number[] | undefined;
+  const weights = attr(e, 'weights') as number[] | undefined;
+  const fit = attr(e, 'fit_points') as number[][] | undefined;
+  const pts: number[] = [];
+  if (Array.isArray(ctrl) && ctrl.length >= 2 && Array.isArray(knots)) {
+    pushSpline(pts, m, num(e, 'degree', 3), ctrl, knots, Array.isArray(weights) && weights.length === ctrl.length ? weights : null, ctx.tol, sc);
+  } else if (Array.isArray(fit) && fit.length >= 2) {
+    for (const q of fit) pushPt(pts, m, q[0]!, q[1]!, q[2] ?? 0);
+  } else {
+    skip(ctx, 'SPLINE');
+    return;
+  }
+  emitPolyline(ctx, p, m, pts, (num(e, 'flags', 0) & 1) !== 0 && false);
+}
+
+/** Finds a layout by name (case-insensitive); 'Model' / '*Model_Space' is model space. */
+export function findLayout(doc: DocumentApi, name: string | undefined): { name: string; block: Block; handle: string } | undefined {
+  const all = doc.layouts();
+  if (name === undefined || name === '') return all.find((l) => l.block.name.toUpperCase() === '*MODEL_SPACE') ?? all[0];
+  const up = name.toUpperCase();
+  return all.find((l) => l.name.toUpperCase() === up) ?? (up === 'MODEL' ? all.find((l) => l.block.name.toUpperCase() === '*MODEL_SPACE') : undefined);
+}
+
+/** Renders model space or a paper-space layout into a display list. */
+export function renderLayout(doc: DocumentApi, opts: RenderOptions = {}): DisplayList {
+  const layout = findLayout(doc, opts.layout);
+  if (!layout) throw new Error(`no layout named ${opts.layout}`);
+  const ctx = makeCtx(doc, opts);
+  const isModel = layout.block.name.toUpperCase() === '*MODEL_SPACE';
+  if (!isModel && !(opts.tolerance && opts.tolerance > 0)) {
+    // paper units (mm): 0.05 mm chords
+    const pe = headerExtents(doc, true);
+    ctx.tol = pe ? Math.max(0.01, Math.max(pe.maxX - pe.minX, pe.maxY - pe.minY) / 8000) : 0.05;
+  }
+  const m = identity();
+  for (const e of layout.block.entities) {
+    drawEntity(ctx, e, m, null);
+  }
+  void det2;
+  return { prims: ctx.prims, clips: ctx.clips, layers: [...ctx.layersSeen.keys()], bounds: ctx.bounds, background: ctx.background, skipped: ctx.skipped };
+}

@@ -1,0 +1,124 @@
+// The spatial index of one document's model space: an R-tree (rbush) of entity boxes, keyed by
+// handle. Boxes are cached here, so extents and box queries never recompute geometry.
+import RBush from 'rbush';
+
+export interface SpatialItem {
+  minX: number;
+  minY: number;
+  maxX: number;
+  maxY: number;
+  handle: string;
+  /** Insertion order, used to return box-query hits in drawing order. */
+  ord: number;
+}
+
+export class SpatialIndex {
+  private tree = new RBush<SpatialItem>(16);
+  private items = new Map<string, SpatialItem>();
+
+  get size(): number {
+    return this.items.size;
+  }
+
+  /**
+   * Order key of a handle: its number. Handles grow with creation and undo restores them, so
+   * sorting box hits by it gives drawing order without a table.
+   */
+  ord(handle: string): number {
+    const n = parseInt(handle, 16);
+    return Number.isFinite(n) ? n : 0;
+  }
+
+  /** Replaces the whole content (bulk load, used when a document is opened). */
+  load(entries: { handle: string; box: { min: number[]; max: number[] } | null }[]): void {
+    this.tree.clear();
+    this.items.clear();
+    const batch: SpatialItem[] = [];
+    for (const e of entries) {
+      const ord = this.ord(e.handle);
+      if (!e.box) continue;
+      const it = toItem(e.handle, e.box, ord);
+      if (!it) continue;
+      batch.push(it);
+      this.items.set(e.handle, it);
+    }
+    this.tree.load(batch);
+  }
+
+  /** Sets (or clears, with null) the box of one handle. */
+  set(handle: string, box: { min: number[]; max: number[] } | null): void {
+    this.remove(handle);
+    const ord = this.ord(handle);
+    if (!box) return;
+    const it = toItem(handle, box, ord);
+    if (!it) return;
+    this.items.set(handle, it);
+    this.tree.insert(it);
+  }
+
+  /** Adds many boxes at once (rbush bulk insertion into the existing tree). */
+  addMany(entries: { handle: string; box: { min: number[]; max: number[] } | null }[]): void {
+    this.removeMany(entries.map((e) => e.handle));
+    const batch: SpatialItem[] = [];
+    for (const e of entries) {
+      const ord = this.ord(e.handle);
+      if (!e.box) continue;
+      const it = toItem(e.handle, e.box, ord);
+      if (!it) continue;
+      this.items.set(e.handle, it);
+      batch.push(it);
+    }
+    if (batch.length) this.tree.load(batch);
+  }
+
+  /** Removes many handles; rebuilds the tree in bulk when they are a large share of it. */
+  removeMany(handles: Iterable<string>): void {
+    const doomed: SpatialItem[] = [];
+    for (const h of handles) {
+      const it = this.items.get(h);
+      if (!it) continue;
+      this.items.delete(h);
+      doomed.push(it);
+    }
+    if (!doomed.length) return;
+    if (doomed.length > 2000 && doomed.length * 4 > this.items.size) {
+      this.tree.clear();
+      this.tree.load([...this.items.values()]);
+    } else {
+      for (const it of doomed) this.tree.remove(it);
+    }
+  }
+
+  remove(handle: string): void {
+    const it = this.items.get(handle);
+    if (!it) return;
+    this.items.delete(handle);
+    this.tree.remove(it);
+  }
+
+  has(handle: string): boolean {
+    return this.items.has(handle);
+  }
+
+  box(handle: string): SpatialItem | undefined {
+    return this.items.get(handle);
+  }
+
+  /** Items whose box intersects the query box. */
+  search(minX: number, minY: number, maxX: number, maxY: number): SpatialItem[] {
+    return this.tree.search({ minX, minY, maxX, maxY });
+  }
+
+  /** The box around every indexed entity (the R-tree's root box), or null when empty. */
+  extents(): { min: [number, number]; max: [number, number] } | null {
+    if (this.items.size === 0) return null;
+    const root = (this.tree as unknown as { data: { minX: number; minY: number; maxX: number; maxY: number } }).data;
+    return { min: [root.minX, root.minY], max: [root.maxX, root.maxY] };
+  }
+}
+
+function toItem(handle: string, box: { min: number[]; max: number[] }, ord: number): SpatialItem | null {
+  const minX = box.min[0], minY = box.min[1], maxX = box.max[0], maxY = box.max[1];
+  if (![minX, minY, maxX, maxY].every((n) => typeof n === 'number' && Number.isFinite(n))) return null;
+  return { minX: minX!, minY: minY!, maxX: maxX!, maxY: maxY!, handle, ord };
+}

@@ -1,0 +1,45 @@
+// Test helpers: an engine, one-line calls through the dispatcher, document dumps for undo checks.
+import { expect } from 'vitest';
+import { createEngine, Engine, type EngineOptions, type ProtocolResponse } from '../src/index.js';
+import { dxfHas } from '../src/dxf.js';
+import type { DocumentApi } from '../src/dxf.js';
+
+/** True when @linework/dxf provides what documents need (new drawings, boxes). */
+export const dxfReady = dxfHas('newDocument');
+export const geometryReady = dxfHas('boundingBox') && dxfHas('transformEntity');
+export const ioReady = dxfHas('readDxf') && dxfHas('saveDxf');
+
+export function engine(opts: EngineOptions = {}): Engine {
+  return createEngine({ appVersion: '9.9.9-test', ...opts });
+}
+
+let serial = 0;
+export async function call(e: Engine, op: string, fields: Record<string, unknown> = {}): Promise<ProtocolResponse> {
+  return e.dispatch({ protocol: 1, op, ...fields });
+}
+
+/** Runs an op and returns its result, failing the test with the error when it fails. */
+export async function ok<T = any>(e: Engine, op: string, fields: Record<string, unknown> = {}): Promise<T> {
+  const r = await call(e, op, { request_id: `t-${++serial}`, ...fields });
+  if (!r.ok) throw new Error(`${op} failed: ${r.code}: ${r.error}`);
+  return r.result as T;
+}
+
+export async function fails(e: Engine, op: string, fields: Record<string, unknown>, code: string): Promise<ProtocolResponse> {
+  const r = await call(e, op, fields);
+  expect(r.ok, `${op} should fail with ${code}`).toBe(false);
+  expect(r.code, r.error).toBe(code);
+  return r;
+}
+
+/** A JSON dump of a document's records (without $HANDSEED, which only grows). */
+export function dump(doc: DocumentApi): string {
+  const header = [...doc.header].filter(([k]) => k !== '$HANDSEED');
+  const tables = [...doc.tables].map(([n, t]) => [n, t.head, t.entries]);
+  const blocks = [...doc.blocks.values()].map((b) => [b.name, b.block, b.entities, b.endblk]).sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+  return JSON.stringify({ header, tables, blocks, objects: doc.objects });
+}
+
+export function active(e: Engine) {
+  return e.active!;
+}

@@ -1,0 +1,229 @@
+// Golden tests of the renderer and its SVG back end on small drawings built in memory.
+import { describe, expect, it } from 'vitest';
+import { fitPage, pageToSvg, renderLayout } from '../src/render/index.js';
+import type { PolylinePrim, TextPrim } from '../src/render/index.js';
+import { decodeText, layoutMText, parseMText } from '../src/render/text.js';
+import { add, ent, newDoc } from './render-helpers.js';
+
+function svgOf(doc: Awaited<ReturnType<typeof newDoc>>, layout?: string): string {
+  const list = renderLayout(doc, { layout });
+  return pageToSvg(fitPage('Model', list, 200, 100, 5));
+}
+
+describe('renderer + SVG', () => {
+  it('draws a red line in its layer group and a text as <text>', async () => {
+    const doc = await newDoc();
+    doc.addTableEntry('LAYER', 'Walls', { color: 1, linetype: 'Continuous' });
+    add(doc, 'LINE', { layer: 'Walls', start: [0, 0, 0], end: [100, 50, 0] });
+    add(doc, 'TEXT', { insert: [10, 10, 0], height: 5, text: 'Hello <world> %%c10' });
+    const svg = svgOf(doc);
+    expect(svg).toMatch(/<g id="layer-Walls" data-layer="Walls">\n<path d="M0 0 100 50" stroke="#ff0000"/);
+    expect(svg).toContain('>Hello &lt;world&gt; \u00d810</text>');
+    expect(svg).toContain('font-family="DejaVu Sans"');
+    expect(svg).toMatch(/<g id="layer-0" data-layer="0">/);
+  });
+
+  it('resolves ByLayer, ByBlock, true colour and colour 7 as black', async () => {
+    const doc = await newDoc();
+    doc.addTableEntry('LAYER', 'Green', { color: 3 });
+    add(doc, 'LINE', { layer: 'Green', start: [0, 0, 0], end: [1, 0, 0] });
+    add(doc, 'LINE', { color: 7, start: [0, 1, 0], end: [1, 1, 0] });
+    add(doc, 'LINE', { color: 1, true_color: 0x123456, start: [0, 2, 0], end: [1, 2, 0] });
+    doc.addBlock('B', [0, 0, 0]);
+    add(doc, 'LINE', { color: 0, start: [0, 0, 0], end: [1, 0, 0] }, 'B');
+    add(doc, 'LINE', { layer: '0', start: [0, 1, 0], end: [1, 1, 0] }, 'B');
+    add(doc, 'INSERT', { name: 'B', insert: [10, 0, 0], color: 5, layer: 'Green' });
+    const list = renderLayout(doc);
+    const polys = list.prims.filter((p): p is PolylinePrim => p.kind === 'polyline');
+    expect(polys.map((p) => p.color)).toEqual([0x00ff00, 0x000000, 0x123456, 0x0000ff, 0x00ff00]);
+    // block content on layer 0 takes the insert's layer
+    expect(polys[4]!.layer).toBe('Green');
+    expect(polys[3]!.pts).toEqual([10, 0, 11, 0]);
+  });
+
+  it('skips off and frozen layers, and non-plotting layers', async () => {
+    const doc = await newDoc();
+    doc.addTableEntry('LAYER', 'Off', { color: -1 });
+    doc.addTableEntry('LAYER', 'Frozen', { color: 1, flags: 1 });
+    doc.addTableEntry('LAYER', 'NoPlot', { color: 1, plot: false });
+    for (const layer of ['Off', 'Frozen', 'NoPlot', '0']) add(doc, 'LINE', { layer, start: [0, 0, 0], end: [1, 1, 0] });
+    const list = renderLayout(doc);
+    expect(list.prims.map((p) => p.layer)).toEqual(['0']);
+    expect(list.layers).toEqual(['0']);
+  });
+
+  it('applies LTYPE dash patterns scaled by $LTSCALE and entity ltscale', async () => {
+    const doc = await newDoc();
+    const lt = doc.addTableEntry('LTYPE', 'DASHED2', { description: '__ __', items: 2, total_pattern_length: 7.5 });
+    lt.extra = { AcDbLinetypeTableRecord: [[49, '5'], [74, '0'], [49, '-2.5'], [74, '0']] };
+    doc.setHeader('$LTSCALE', 2);
+    add(doc, 'LINE', { linetype: 'DASHED2', ltscale: 0.5, start: [0, 0, 0], end: [100, 0, 0] });
+    const list = renderLayout(doc);
+    const p = list.prims[0] as PolylinePrim;
+    expect(p.dash).toEqual([5, 2.5]);
+    const svg = pageToSvg(fitPage('Model', list, 200, 100, 5));
+    expect(svg).toContain('stroke-dasharray="5 2.5"');
+  });
+
+  it('explodes nested inserts with attributes and MINSERT arrays, with a depth guard', async () => {
+    const doc = await newDoc();
+    doc.addBlock('INNER', [0, 0, 0]);
+    add(doc, 'CIRCLE', { center: [0, 0, 0], radius: 1 }, 'INNER');
+    doc.addBlock('OUTER', [0, 0, 0]);
+    add(doc, 'INSERT', { name: 'INNER', insert: [5, 0, 0] }, 'OUTER');
+    add(doc, 'INSERT', { name: 'OUTER', insert: [0, 0, 0] }, 'OUTER'); // self reference
+    const attrib = ent('ATTRIB', { insert: [0, -3, 0], height: 1, text: 'TAG-VALUE', tag: 'T' });
+    doc.addEntity(ent('INSERT', { name: 'OUTER', insert: [100, 100, 0], xscale: 2, yscale: 2, attribs_follow: 1 }, [attrib]));
+    add(doc, 'INSERT', { name: 'INNER', insert: [0, 0, 0], column_count: 3, row_count: 2, column_spacing: 10, row_spacing: 20 });
+    const list = renderLayout(doc);
+    const circles = list.prims.filter((p) => p.kind === 'polyline');
+    expect(circles.length).toBe(1 + 6);
+    const texts = list.prims.filter((p): p is TextPrim => p.kind === 'text');
+    expect(texts.map((t) => t.text)).toEqual(['TAG-VALUE']);
+    expect(list.skipped['INSERT(depth)']).toBeGreaterThan(0);
+    // the scaled inner circle: centre (100 + 2*5, 100), radius 2
+    const c = circles[0] as PolylinePrim;
+    const xs = c.pts.filter((_, i) => i % 2 === 0);
+    expect(Math.min(...xs)).toBeCloseTo(108, 1);
+    expect(Math.max(...xs)).toBeCloseTo(112, 1);
+    // MINSERT: cells at x 0/10/20, y 0/20
+    const centres = circles.slice(1).map((p) => {
+      const q = (p as PolylinePrim).pts;
+      const x = q.filter((_, i) => i % 2 === 0);
+      const y = q.filter((_, i) => i % 2 === 1);
+      return [Math.round((Math.min(...x) + Math.max(...x)) / 2), Math.round((Math.min(...y) + Math.max(...y)) / 2)];
+    });
+    expect(centres.sort()).toEqual([[0, 0], [0, 20], [10, 0], [10, 20], [20, 0], [20, 20]].sort());
+  });
+
+  it('fills solid hatches even-odd and draws ANSI31 pattern lines clipped to the boundary', async () => {
+    const doc = await newDoc();
+    const square = (x: number, y: number, s: number): [number, number, number][] => [[x, y, 0], [x + s, y, 0], [x + s, y + s, 0], [x, y + s, 0]];
+    add(doc, 'HATCH', {
+      color: 1, solid_fill: 1, pattern_name: 'SOLID', hatch_style: 0,
+      paths: [
+        { flags: 1, type: 'polyline', is_closed: true, vertices: square(0, 0, 10), source_handles: [] },
+        { flags: 16, type: 'polyline', is_closed: true, vertices: square(3, 3, 4), source_handles: [] },
+      ],
+    });
+    add(doc, 'HATCH', {
+      color: 5, solid_fill: 0, pattern_name: 'ANSI31', pattern_scale: 1, pattern_angle: 0,
+      paths: [{ flags: 1, type: 'edges', source_handles: [], edges: [
+        { type: 'line', start: [20, 0], end: [40, 0] },
+        { type: 'line', start: [40, 0], end: [40, 20] },
+        { type: 'arc', center: [30, 20], radius: 10, start_angle: 0, end_angle: 180, ccw: true },
+        { type: 'line', start: [20, 20], end: [20, 0] },
+      ] }],
+    });
+    const list = renderLayout(doc);
+    const fill = list.prims.find((p) => p.kind === 'path')!;
+    expect(fill.kind === 'path' && fill.rings.length).toBe(2);
+    const pattern = list.prims.find((p) => p.kind === 'polyline') as PolylinePrim;
+    expect(pattern.color).toBe(0x0000ff);
+    // 45° lines 3.175 mm apart across a 20 x 30 area: about (20 + 30) / sqrt(2) / 3.175 = 11 lines
+    expect(pattern.breaks!.length + 1).toBeGreaterThanOrEqual(8);
+    expect(pattern.breaks!.length + 1).toBeLessThanOrEqual(14);
+    for (let i = 0; i < pattern.pts.length; i += 2) {
+      expect(pattern.pts[i]!).toBeGreaterThanOrEqual(20 - 1e-6);
+      expect(pattern.pts[i]!).toBeLessThanOrEqual(40 + 1e-6);
+      expect(pattern.pts[i + 1]!).toBeLessThanOrEqual(30 + 1e-6);
+    }
+    const svg = pageToSvg(fitPage('Model', list, 200, 100, 5));
+    expect(svg).toMatch(/fill="#ff0000" fill-rule="evenodd"/);
+  });
+
+  it('aligns TEXT (centre, right, middle) and lays out MTEXT with formatting', async () => {
+    const doc = await newDoc();
+    add(doc, 'TEXT', { insert: [0, 0, 0], align_point: [50, 0, 0], halign: 1, valign: 0, height: 2, text: 'C' });
+    add(doc, 'TEXT', { insert: [0, 0, 0], align_point: [50, 10, 0], halign: 2, valign: 3, height: 2, text: 'R' });
+    add(doc, 'MTEXT', { insert: [0, 50, 0], char_height: 2.5, width: 0, attachment_point: 1, text: '{\\C1;red}\\Pline 2 \\S1/2;' });
+    const list = renderLayout(doc);
+    const texts = list.prims.filter((p): p is TextPrim => p.kind === 'text');
+    const c = texts.find((t) => t.text === 'C')!;
+    expect(c.align).toBe('center');
+    expect([c.x, c.y]).toEqual([50, 0]);
+    const r = texts.find((t) => t.text === 'R')!;
+    expect(r.align).toBe('right');
+    expect(r.y).toBeCloseTo(8); // top aligned: baseline one cap height below
+    const red = texts.find((t) => t.text === 'red')!;
+    expect(red.color).toBe(0xff0000);
+    expect(red.y).toBeCloseTo(47.5);
+    const line2 = texts.find((t) => t.text.startsWith('line 2'))!;
+    expect(line2.y).toBeCloseTo(47.5 - (2.5 * 5) / 3);
+    expect(texts.some((t) => t.text === '1')).toBe(true);
+    expect(texts.some((t) => t.text === '2')).toBe(true);
+  });
+
+  it('renders POINT, SOLID, 3DFACE, ELLIPSE, SPLINE, LWPOLYLINE with bulges and widths, WIPEOUT', async () => {
+    const doc = await newDoc();
+    add(doc, 'POINT', { location: [1, 1, 0] });
+    add(doc, 'SOLID', { vtx0: [0, 0, 0], vtx1: [1, 0, 0], vtx2: [0, 1, 0], vtx3: [1, 1, 0] });
+    add(doc, '3DFACE', { vtx0: [0, 0, 0], vtx1: [1, 0, 0], vtx2: [1, 1, 0], vtx3: [0, 1, 0] });
+    add(doc, 'ELLIPSE', { center: [0, 0, 0], major_axis: [10, 0, 0], ratio: 0.5, start_param: 0, end_param: Math.PI * 2 });
+    add(doc, 'SPLINE', { degree: 3, flags: 8, knots: [0, 0, 0, 0, 1, 1, 1, 1], control_points: [[0, 0, 0], [1, 2, 0], [3, 2, 0], [4, 0, 0]], weights: [] });
+    add(doc, 'LWPOLYLINE', { flags: 0, const_width: 0.5, points: [[0, 0, 0, 0, 1], [10, 0, 0, 0, 0], [10, 10, 0, 0, 0]] });
+    add(doc, 'WIPEOUT', { insert: [0, 0, 0], u_pixel: [1, 0, 0], v_pixel: [0, 1, 0], image_size: [1, 1], boundary_path: [[-0.5, -0.5], [0.5, 0.5]] });
+    const list = renderLayout(doc);
+    expect(list.skipped).toEqual({});
+    const kinds = list.prims.map((p) => p.kind);
+    expect(kinds).toEqual(['polyline', 'path', 'polyline', 'polyline', 'polyline', 'polyline', 'path']);
+    const ell = list.prims[3] as PolylinePrim;
+    const ys = ell.pts.filter((_, i) => i % 2 === 1);
+    expect(Math.max(...ys)).toBeCloseTo(5, 1);
+    const spline = list.prims[4] as PolylinePrim;
+    expect(spline.pts.slice(0, 2)).toEqual([0, 0]);
+    expect(spline.pts.slice(-2)[0]).toBeCloseTo(4);
+    const lw = list.prims[5] as PolylinePrim;
+    expect(lw.width).toBeCloseTo(0.5);
+    // bulge 1 = half circle below the chord from (0,0) to (10,0)
+    expect(Math.min(...lw.pts.filter((_, i) => i % 2 === 1))).toBeCloseTo(-5, 1);
+    const wipe = list.prims[6]!;
+    expect(wipe.kind === 'path' && wipe.mask).toBe(true);
+    expect(wipe.color).toBe(0xffffff);
+  });
+
+  it('maps model space into paper-space viewports, clipped to their frames', async () => {
+    const doc = await newDoc();
+    add(doc, 'LINE', { start: [0, 0, 0], end: [1000, 0, 0] });
+    const lay = doc.addLayout('Sheet');
+    add(doc, 'VIEWPORT', { center: [100, 100, 0], width: 80, height: 40, status: 1, id: 2, view_center_point: [0, 0], view_height: 20, view_target_point: [0, 0, 0], view_direction_vector: [0, 0, 1] }, lay.block.name);
+    const list = renderLayout(doc, { layout: 'Sheet' });
+    expect(list.clips.length).toBe(1);
+    const line = list.prims.find((p) => p.kind === 'polyline' && p.clip === 0) as PolylinePrim;
+    // scale 40 / 20 = 2, model origin at the viewport centre
+    expect(line.pts.slice(0, 4)).toEqual([100, 100, 2100, 100]);
+    const svg = pageToSvg(fitPage('Sheet', list, 200, 100, 5));
+    expect(svg).toContain('<clipPath id="clip0"');
+    expect(svg).toContain('clip-path="url(#clip0)"');
+    // the frame itself is drawn
+    expect(list.prims.filter((p) => p.kind === 'polyline' && p.clip === -1).length).toBe(1);
+  });
+});
+
+describe('text codes', () => {
+  it('decodes %% codes and \\U+ escapes', () => {
+    expect(decodeText('%%c50 %%d %%p0.1 %%%').text).toBe('\u00d850 \u00b0 \u00b10.1 %');
+    expect(decodeText('%%uunder').flags.underline).toBe(true);
+    expect(decodeText('\\U+00E9t\\U+00E9').text).toBe('\u00e9t\u00e9');
+  });
+
+  it('parses MTEXT inline codes', () => {
+    const paras = parseMText('{\\fArial|b1;\\H2x;Big}\\PA\\~B \\L under\\l {\\C3;green} \\S3/4; %%d', 1, 'txt');
+    expect(paras.length).toBe(2);
+    expect(paras[0]!.runs[0]).toMatchObject({ text: 'Big', height: 2, font: 'Arial' });
+    const r = paras[1]!.runs;
+    expect(r[0]!.text).toBe('A\u00a0B ');
+    expect(r.find((x) => x.text === ' under')!.underline).toBe(true);
+    expect(r.find((x) => x.text === 'green')!.color).toBe(0x00ff00);
+    expect(r.find((x) => x.stack)!.stack).toEqual({ up: '3', down: '4', kind: '/' });
+    expect(r[r.length - 1]!.text).toBe(' \u00b0');
+  });
+
+  it('word-wraps MTEXT at its width and honours attachment points', () => {
+    const pieces = layoutMText(parseMText('one two three four five six', 1, 'txt'), 1, 8, 5, 1);
+    const ys = [...new Set(pieces.map((p) => p.y.toFixed(3)))];
+    expect(ys.length).toBeGreaterThan(1);
+    // middle centre: lines centred on x = 0
+    for (const p of pieces) expect(Math.abs(p.x + p.width / 2)).toBeLessThan(4);
+  });
+});

@@ -1,0 +1,132 @@
+/**
+ * Failures are typed values: code decides the HTTP status, and `toErrorResponse` is the only place
+ * where a failure becomes a status and a `{success:false, error}` envelope.
+ */
+
+export type ErrorCode =
+  | 'VALIDATION'
+  | 'INVALID_PERMISSIONS'
+  | 'BAD_REQUEST'
+  | 'UNAUTHENTICATED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'CONFLICT'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'SERVICE_UNAVAILABLE'
+  | 'INTERNAL';
+
+const STATUS: Record<ErrorCode, number> = {
+  VALIDATION: 400,
+  INVALID_PERMISSIONS: 400,
+  BAD_REQUEST: 400,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  SERVICE_UNAVAILABLE: 503,
+  INTERNAL: 500,
+};
+
+/** The flattened form of a zod error (`z.flattenError`). */
+export interface FlattenedError {
+  formErrors: string[];
+  fieldErrors: Record<string, string[] | undefined>;
+}
+
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  /** The `error` field of the envelope: a message, or a flattened validation error. */
+  readonly error: string | FlattenedError;
+  /** Fields added beside `error` (e.g. `allowedPermissions`). */
+  readonly extra: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, error: string | FlattenedError, extra?: Record<string, unknown>) {
+    super(typeof error === 'string' ? error : 'Validation failed');
+    this.name = 'ApiError';
+    this.code = code;
+    this.error = error;
+    this.extra = extra;
+  }
+
+  get status(): number {
+    return STATUS[this.code];
+  }
+}
+
+export const MESSAGES = {
+  activeKeyNotFound: 'Active API key not found',
+  keyNotFound: 'API key not found',
+  revokeBeforeRemove: 'API key is still active; revoke it before removing it permanently',
+  keyCreated: 'API key created. Save it now: it will not be shown again.',
+  keyRevoked: 'API key revoked',
+  keyRemoved: 'API key permanently removed',
+  authRequired: 'Authentication required: send an Authorization: Bearer <token> header',
+  malformedAuthorization: 'Malformed Authorization header: expected Bearer <token>',
+  invalidToken: 'Invalid token',
+  invalidSignature: 'Invalid token signature',
+  tokenExpired: 'Token expired',
+  tokenIdentity: 'Token lacks a string sub or org claim',
+  identityUnavailable: 'Identity provider unavailable',
+  malformedJson: 'Malformed JSON in request body',
+  internal: 'Internal server error',
+} as const;
+
+export function roleTooLowMessage(required: string): string {
+  return `Insufficient role: ${required} or higher required`;
+}
+
+export function keyLimitMessage(limit: number): string {
+  return `Active API key limit reached: at most ${limit} active keys per user per organization; revoke a key first`;
+}
+
+export interface ErrorResponse {
+  status: number;
+  body: { success: false; error: string | FlattenedError } & Record<string, unknown>;
+  headers?: Record<string, string>;
+}
+
+/** Framework errors carry a statusCode and a code; the ones a client can cause are named here. */
+interface FrameworkError {
+  statusCode?: number;
+  code?: string;
+  message?: string;
+}
+
+function frameworkError(err: FrameworkError): ApiError | undefined {
+  switch (err.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ApiError('BAD_REQUEST', MESSAGES.malformedJson);
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('PAYLOAD_TOO_LARGE', 'Request body too large');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Unsupported Content-Type: send application/json');
+    default:
+      break;
+  }
+  // The JSON parser throws a SyntaxError with statusCode 400 for bodies it cannot parse.
+  if ((err as unknown) instanceof SyntaxError && err.statusCode === 400) return new ApiError('BAD_REQUEST', MESSAGES.malformedJson);
+  return undefined;
+}
+
+/**
+ * Maps any thrown value to the response. `internal` is true when the failure is ours (to be logged
+ * at error level); client errors are not.
+ */
+export function toErrorResponse(err: unknown): ErrorResponse & { internal: boolean } {
+  const fw = (err ?? {}) as FrameworkError;
+  const api = err instanceof ApiError ? err : frameworkError(fw);
+  if (!api) {
+    // Other client errors raised by the framework keep their status (e.g. 414, 431).
+    if (typeof fw.statusCode === 'number' && fw.statusCode >= 400 && fw.statusCode < 500) {
+      return { status: fw.statusCode, body: { success: false, error: fw.message || 'Bad request' }, internal: false };
+    }
+    return { status: 500, body: { success: false, error: MESSAGES.internal }, internal: true };
+  }
+  const body: ErrorResponse['body'] = { success: false, error: api.error, ...(api.extra ?? {}) };
+  const headers = api.code === 'UNAUTHENTICATED' ? { 'WWW-Authenticate': 'Bearer' } : undefined;
+  return { status: api.status, body, internal: false, ...(headers ? { headers } : {}) };
+}

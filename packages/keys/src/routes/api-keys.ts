@@ -1,0 +1,146 @@
+import { MESSAGES } from '../errors.js';
+import {
+  ApiKeyListItem,
+  CreateApiKeyBody,
+  CreateApiKeyResponse,
+  ListApiKeysResponse,
+  MessageResponse,
+  UpdateApiKeyBody,
+  UpdateApiKeyResponse,
+} from '../schemas.js';
+import type { ApiKeyRecord } from '../store/types.js';
+import { errorResponses } from './responses.js';
+import { caller, defineRoute, type RouteSpec } from './route.js';
+
+/** The nine fields the list shows; the hash and the owner stay out of it. */
+export function listItem(r: ApiKeyRecord): typeof ApiKeyListItem._zod.output {
+  return {
+    id: r.id,
+    name: r.name,
+    keyPrefix: r.keyPrefix,
+    permissions: r.permissions,
+    lastUsed: r.lastUsed,
+    expiresAt: r.expiresAt,
+    isActive: r.isActive,
+    requestCount: r.requestCount,
+    createdAt: r.createdAt,
+  };
+}
+
+/** The whole stored record (create and update answers): the nine fields plus owner and hash. */
+export function fullRecord(r: ApiKeyRecord): ApiKeyRecord {
+  return {
+    id: r.id,
+    userId: r.userId,
+    organizationId: r.organizationId,
+    name: r.name,
+    keyHash: r.keyHash,
+    keyPrefix: r.keyPrefix,
+    permissions: r.permissions,
+    lastUsed: r.lastUsed,
+    expiresAt: r.expiresAt,
+    isActive: r.isActive,
+    requestCount: r.requestCount,
+    createdAt: r.createdAt,
+  };
+}
+
+const TAG = 'API keys';
+
+export const listApiKeys = defineRoute({
+  method: 'GET',
+  url: '/api-keys',
+  operationId: 'listApiKeys',
+  summary: "The caller's keys in the caller's organization, newest first (revoked ones included)",
+  tag: TAG,
+  minRole: 'DEVELOPER',
+  responses: { 200: { description: 'Keys', schema: ListApiKeysResponse }, ...errorResponses({ 401: undefined, 403: undefined }) },
+  async handler(ctx) {
+    const keys = await ctx.deps.service.list(caller(ctx));
+    return { status: 200, body: { success: true, data: keys.map(listItem) } };
+  },
+});
+
+export const createApiKey = defineRoute({
+  method: 'POST',
+  url: '/api-keys',
+  operationId: 'createApiKey',
+  summary: 'Create a key; the raw key is returned once, in rawKey',
+  tag: TAG,
+  minRole: 'DEVELOPER',
+  body: CreateApiKeyBody,
+  responses: {
+    201: { description: 'Created', schema: CreateApiKeyResponse },
+    ...errorResponses({
+      400: 'Flattened validation error, or `Invalid API key permissions: ...` with allowedPermissions',
+      401: undefined,
+      403: undefined,
+      409: 'Active key limit (100 per user per organization) reached',
+      413: undefined,
+    }),
+  },
+  async handler(ctx) {
+    const { record, rawKey } = await ctx.deps.service.create(caller(ctx), ctx.body);
+    return { status: 201, body: { success: true, data: { ...fullRecord(record), rawKey }, message: MESSAGES.keyCreated } };
+  },
+});
+
+export const updateApiKey = defineRoute({
+  method: 'PATCH',
+  url: '/api-keys/:id',
+  operationId: 'updateApiKey',
+  summary: 'Replace name and permissions of an active key, and optionally its expiry',
+  tag: TAG,
+  minRole: 'DEVELOPER',
+  body: UpdateApiKeyBody,
+  responses: {
+    200: { description: 'Updated record', schema: UpdateApiKeyResponse },
+    ...errorResponses({
+      400: 'Flattened validation error, or `Invalid API key permissions: ...`',
+      401: undefined,
+      403: undefined,
+      404: MESSAGES.activeKeyNotFound,
+      413: undefined,
+    }),
+  },
+  async handler(ctx) {
+    const record = await ctx.deps.service.update(caller(ctx), ctx.params.id!, ctx.body);
+    return { status: 200, body: { success: true, data: fullRecord(record) } };
+  },
+});
+
+export const revokeApiKey = defineRoute({
+  method: 'DELETE',
+  url: '/api-keys/:id',
+  operationId: 'revokeApiKey',
+  summary: 'Revoke a key (idempotent); the record stays',
+  tag: TAG,
+  minRole: 'DEVELOPER',
+  responses: {
+    200: { description: 'Revoked', schema: MessageResponse },
+    ...errorResponses({ 401: undefined, 403: undefined, 404: MESSAGES.keyNotFound }),
+  },
+  async handler(ctx) {
+    await ctx.deps.service.revoke(caller(ctx), ctx.params.id!);
+    return { status: 200, body: { success: true, message: MESSAGES.keyRevoked } };
+  },
+});
+
+export const removeApiKey = defineRoute({
+  method: 'DELETE',
+  url: '/api-keys/:id/permanent',
+  operationId: 'removeApiKey',
+  summary: 'Delete a revoked key record',
+  tag: TAG,
+  minRole: 'DEVELOPER',
+  responses: {
+    200: { description: 'Removed', schema: MessageResponse },
+    ...errorResponses({ 401: undefined, 403: undefined, 404: MESSAGES.keyNotFound, 409: MESSAGES.revokeBeforeRemove }),
+  },
+  async handler(ctx) {
+    await ctx.deps.service.remove(caller(ctx), ctx.params.id!);
+    return { status: 200, body: { success: true, message: MESSAGES.keyRemoved } };
+  },
+});
+
+export const apiKeyRoutes: RouteSpec<any, any>[] = [listApiKeys, createApiKey, updateApiKey, revokeApiKey, removeApiKey];

@@ -1,0 +1,56 @@
+import type { z } from 'zod';
+import type { Identity, Role } from '../auth.js';
+import type { KeyService } from '../service.js';
+
+export interface RouteDeps {
+  service: KeyService;
+}
+
+export interface RouteContext<B, Q> {
+  body: B;
+  query: Q;
+  params: Record<string, string>;
+  /** The verified caller; null on public routes. */
+  identity: Identity | null;
+  deps: RouteDeps;
+}
+
+export interface RouteResult {
+  status: number;
+  body: unknown;
+}
+
+export interface ResponseSpec {
+  description: string;
+  schema?: z.ZodType;
+}
+
+/**
+ * One endpoint: what it accepts, who may call it, what it answers and how. The server registers
+ * routes from these, and the OpenAPI document is generated from the same objects.
+ */
+export interface RouteSpec<B = unknown, Q = unknown> {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** Fastify path syntax (`:id`). */
+  url: string;
+  operationId: string;
+  summary: string;
+  tag: string;
+  /** Minimum role; null for routes that need no token. */
+  minRole: Role | null;
+  body?: z.ZodType<B>;
+  query?: z.ZodType<Q>;
+  responses: Record<number, ResponseSpec>;
+  handler(ctx: RouteContext<B, Q>): Promise<RouteResult> | RouteResult;
+}
+
+/** Keeps the body/query types of a route inferred from its schemas. */
+export function defineRoute<B = undefined, Q = undefined>(spec: RouteSpec<B, Q>): RouteSpec<B, Q> {
+  return spec;
+}
+
+/** Identity of an authenticated route: the server guarantees it before the handler runs. */
+export function caller(ctx: { identity: Identity | null }): Identity {
+  if (!ctx.identity) throw new Error('route declared a role but ran without an identity');
+  return ctx.identity;
+}

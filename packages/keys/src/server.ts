@@ -1,0 +1,179 @@
+import type { Socket } from 'node:net';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import { requireRole, type Authenticator, type Identity } from './auth.js';
+import { ApiError, toErrorResponse } from './errors.js';
+import { PermissionSet } from './permissions.js';
+import { apiKeyRoutes } from './routes/api-keys.js';
+import { listAuditLogs } from './routes/audit-logs.js';
+import { health } from './routes/health.js';
+import { buildOpenApiDocument, openApiRoute } from './routes/openapi.js';
+import type { RouteDeps, RouteSpec } from './routes/route.js';
+import { verifyApiKey } from './routes/verify.js';
+import { KeyService } from './service.js';
+import { SERVICE_VERSION } from './version.js';
+import type { KeyStore } from './store/types.js';
+
+export const API_VERSION = '1';
+export { SERVICE_VERSION };
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    identity: Identity | null;
+  }
+}
+
+export interface ServerOptions {
+  store: KeyStore;
+  authenticate: Authenticator;
+  logger: Logger;
+  /** Allowed permission values (API_KEY_PERMISSIONS). */
+  permissions: string[];
+  maxActiveKeysPerOwner?: number;
+  bodyLimit?: number;
+  /** Clock, replaceable in tests. */
+  now?: () => Date;
+}
+
+/** One access-log line per request (method, path, status, time) at info; the incoming line at debug. */
+class AccessLog extends LogController {
+  override incomingRequest(request: FastifyRequest): void {
+    request.log.debug({ method: request.method, url: pathOf(request.url) }, 'incoming request');
+  }
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    const line = { method: request.method, url: pathOf(request.url), statusCode: reply.statusCode, responseTime: reply.elapsedTime };
+    if (error) reply.log.error({ ...line, err: error }, 'request errored');
+    else reply.log.info(line, 'request completed');
+  }
+}
+
+/** Query strings are dropped from logs: cursors and filters are of no use there. */
+function pathOf(url: string): string {
+  const q = url.indexOf('?');
+  return q === -1 ? url : url.slice(0, q);
+}
+
+/**
+ * Malformed HTTP never reaches a route; answer it in the envelope too (with the version header),
+ * then close the connection as the HTTP parser state is unknown.
+ */
+function clientError(err: Error & { code?: string }, socket: Socket): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, text, message] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', 'Request headers too large']
+      : [400, 'Bad Request', 'Malformed HTTP request'];
+  const body = JSON.stringify({ success: false, error: message });
+  socket.end(
+    `HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json; charset=utf-8\r\nAPI-Version: ${API_VERSION}\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+function parseWith<T>(schema: z.ZodType<T>, value: unknown): T {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  throw new ApiError('VALIDATION', z.flattenError(result.error));
+}
+
+export function allRoutes(): RouteSpec<any, any>[] {
+  return [...apiKeyRoutes, verifyApiKey, listAuditLogs, health];
+}
+
+/** The HTTP application over a store; listening and shutdown belong to the caller. */
+export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: options.logger as FastifyBaseLogger,
+    logController: new AccessLog(),
+    bodyLimit: options.bodyLimit ?? 64 * 1024,
+    // Never trust a client-supplied request id: it would be echoed into our logs.
+    requestIdHeader: false,
+    clientErrorHandler: clientError,
+    // Requests arriving during shutdown get a 503 in the envelope (onRequest below).
+    return503OnClosing: false,
+    forceCloseConnections: 'idle',
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    frameworkErrors: (error, _request, reply) => {
+      const { status, body } = toErrorResponse(error);
+      void (reply as FastifyReply).code(status).header('API-Version', API_VERSION).send(body);
+    },
+  });
+
+  const service = new KeyService({
+    store: options.store,
+    permissions: new PermissionSet(options.permissions),
+    maxActiveKeysPerOwner: options.maxActiveKeysPerOwner ?? 100,
+    ...(options.now ? { now: options.now } : {}),
+  });
+  const deps: RouteDeps = { service };
+
+  // Bodies are JSON only: anything else is refused (415) rather than parsed as a string.
+  app.removeContentTypeParser('text/plain');
+  app.decorateRequest('identity', null);
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  app.addHook('onRequest', (_request, reply, done) => {
+    // Every answer, errors and 404s included, carries the version; none may be cached (keys).
+    reply.header('API-Version', API_VERSION).header('Cache-Control', 'no-store');
+    done(closing ? new ApiError('SERVICE_UNAVAILABLE', 'Service is shutting down') : undefined);
+  });
+  app.addHook('onSend', (_request, reply, _payload, done) => {
+    // Answers finished during shutdown close their connection; otherwise a keep-alive client
+    // would hold the server open until its idle timeout.
+    if (closing) void reply.header('Connection', 'close');
+    done();
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const response = toErrorResponse(error);
+    if (response.internal) request.log.error({ err: error }, 'request failed');
+    else if (response.status >= 500) request.log.warn({ err: error }, 'request failed');
+    if (response.headers) void reply.headers(response.headers);
+    return reply.code(response.status).send(response.body);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    return reply.code(404).send({ success: false, error: `Route not found: ${request.method} ${pathOf(request.url).slice(0, 200)}` });
+  });
+
+  const routes = allRoutes();
+  let document: Record<string, unknown> | undefined;
+  const openapi = openApiRoute(() => (document ??= buildOpenApiDocument([...routes, openapi], { version: SERVICE_VERSION })));
+
+  for (const route of [...routes, openapi]) {
+    const minRole = route.minRole;
+    app.route({
+      method: route.method,
+      url: route.url,
+      // Authenticate before the body is read, so anonymous callers cannot make us parse 64 KiB.
+      ...(minRole
+        ? {
+            onRequest: async (request: FastifyRequest) => {
+              const identity = await options.authenticate(request.headers.authorization);
+              requireRole(identity, minRole);
+              request.identity = identity;
+            },
+          }
+        : {}),
+      handler: async (request, reply) => {
+        const result = await route.handler({
+          body: route.body ? parseWith(route.body, request.body) : undefined,
+          query: route.query ? parseWith(route.query, request.query) : undefined,
+          params: request.params as Record<string, string>,
+          identity: request.identity,
+          deps,
+        });
+        return reply.code(result.status).send(result.body);
+      },
+    });
+  }
+  return app;
+}

@@ -1,0 +1,297 @@
+import { sql, type CompiledQuery, type Compilable, type Kysely, type Transaction } from 'kysely';
+import type { Database } from './migrations.js';
+import type {
+  ApiKeyChanges,
+  ApiKeyRecord,
+  AuditAction,
+  AuditEntry,
+  AuditPage,
+  AuditQuery,
+  Dialect,
+  KeyStore,
+  KeyStoreTx,
+  Owner,
+} from './types.js';
+
+/** What differs between the dialects once the queries are shared. */
+export interface DialectHooks {
+  dialect: Dialect;
+  /** How a boolean is bound (SQLite has no boolean type). */
+  bool(value: boolean): number | boolean;
+  /** Row locks (`for update`) exist on PostgreSQL; SQLite write transactions already lock the file. */
+  rowLocks: boolean;
+  lockOwner(trx: Transaction<Database>, owner: Owner): Promise<void>;
+}
+
+const KEY_COLUMNS = [
+  'id',
+  'user_id',
+  'organization_id',
+  'name',
+  'key_hash',
+  'key_prefix',
+  'permissions',
+  'last_used',
+  'expires_at',
+  'is_active',
+  'request_count',
+  'created_at',
+] as const;
+
+const AUDIT_COLUMNS = ['seq', 'id', 'category', 'action', 'level', 'message', 'user_id', 'organization_id', 'meta', 'created_at'] as const;
+
+interface KeyRow {
+  id: string;
+  user_id: string;
+  organization_id: string;
+  name: string;
+  key_hash: string;
+  key_prefix: string;
+  permissions: string;
+  last_used: string | Date | null;
+  expires_at: string | Date | null;
+  is_active: number | boolean;
+  request_count: number | string;
+  created_at: string | Date;
+}
+
+interface AuditRow {
+  seq: number | string;
+  id: string;
+  category: string;
+  action: string;
+  level: string;
+  message: string;
+  user_id: string;
+  organization_id: string;
+  meta: string | Record<string, unknown>;
+  created_at: string | Date;
+}
+
+function iso(value: string | Date): string;
+function iso(value: string | Date | null): string | null;
+function iso(value: string | Date | null): string | null {
+  if (value === null) return null;
+  return typeof value === 'string' ? value : value.toISOString();
+}
+
+function toKey(row: KeyRow): ApiKeyRecord {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    organizationId: row.organization_id,
+    name: row.name,
+    keyHash: row.key_hash,
+    keyPrefix: row.key_prefix,
+    permissions: JSON.parse(row.permissions) as string[],
+    lastUsed: iso(row.last_used),
+    expiresAt: iso(row.expires_at),
+    isActive: Boolean(row.is_active),
+    // PostgreSQL bigint arrives as a string; counts stay far below 2^53.
+    requestCount: Number(row.request_count),
+    createdAt: iso(row.created_at),
+  };
+}
+
+function toAudit(row: AuditRow): AuditEntry {
+  return {
+    id: row.id,
+    category: row.category as 'AUTH',
+    action: row.action as AuditAction,
+    level: row.level as AuditEntry['level'],
+    message: row.message,
+    userId: row.user_id,
+    organizationId: row.organization_id,
+    meta: typeof row.meta === 'string' ? (JSON.parse(row.meta) as Record<string, unknown>) : row.meta,
+    createdAt: iso(row.created_at),
+  };
+}
+
+const SLOT = '\u0000slot:';
+
+/** A named placeholder for {@link prepare}. */
+function slot(name: string): string {
+  return SLOT + name;
+}
+
+/**
+ * Compiles a query once and returns a binder that only swaps its parameters, so the hot path skips
+ * building and compiling the query; the SQL text stays identical, which lets the drivers reuse one
+ * prepared statement.
+ */
+function prepare<A extends Record<string, unknown>>(query: Compilable<unknown>): (args: A) => CompiledQuery {
+  const compiled = query.compile();
+  type Slot = { kind: 'arg'; name: string } | { kind: 'fixed'; value: unknown };
+  const slots = compiled.parameters.map((p): Slot =>
+    typeof p === 'string' && p.startsWith(SLOT) ? { kind: 'arg', name: p.slice(SLOT.length) } : { kind: 'fixed', value: p },
+  );
+  return (args) => ({
+    ...compiled,
+    parameters: slots.map((s) => (s.kind === 'arg' ? args[s.name] : s.value)),
+  });
+}
+
+export class KyselyKeyStore implements KeyStore {
+  readonly dialect: Dialect;
+  private readonly findByHash: (args: { hash: string }) => CompiledQuery;
+  private readonly countUse: (args: { id: string; now: string; permissions: string }) => CompiledQuery;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly hooks: DialectHooks,
+  ) {
+    this.dialect = hooks.dialect;
+    this.findByHash = prepare(db.selectFrom('api_keys').select(KEY_COLUMNS).where('key_hash', '=', slot('hash')));
+    this.countUse = prepare(
+      db
+        .updateTable('api_keys')
+        .set({ request_count: sql`request_count + 1`, last_used: slot('now') })
+        .where('id', '=', slot('id'))
+        .where('is_active', '=', hooks.bool(true))
+        .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', slot('now'))]))
+        .where('permissions', '=', slot('permissions')),
+    );
+  }
+
+  /** The SQL text of the per-verification statements, for drivers that prepare them natively. */
+  hotStatements(): string[] {
+    return [this.findByHash({ hash: '' }).sql, this.countUse({ id: '', now: '', permissions: '' }).sql];
+  }
+
+  async transaction<T>(work: (tx: KeyStoreTx) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute((trx) => work(new KyselyTx(trx, this.hooks)));
+  }
+
+  async listKeys(owner: Owner): Promise<ApiKeyRecord[]> {
+    const rows = await this.db
+      .selectFrom('api_keys')
+      .select(KEY_COLUMNS)
+      .where('organization_id', '=', owner.organizationId)
+      .where('user_id', '=', owner.userId)
+      .orderBy('created_at', 'desc')
+      .orderBy('seq', 'desc')
+      .execute();
+    return rows.map((r) => toKey(r as KeyRow));
+  }
+
+  async findKeyByHash(keyHash: string): Promise<ApiKeyRecord | null> {
+    const { rows } = await this.db.executeQuery<KeyRow>(this.findByHash({ hash: keyHash }));
+    return rows[0] ? toKey(rows[0]) : null;
+  }
+
+  async recordKeyUse(key: ApiKeyRecord, now: Date): Promise<boolean> {
+    const result = await this.db.executeQuery(
+      this.countUse({ id: key.id, now: now.toISOString(), permissions: JSON.stringify(key.permissions) }),
+    );
+    return (result.numAffectedRows ?? 0n) > 0n;
+  }
+
+  async listAuditLogs(query: AuditQuery): Promise<AuditPage> {
+    let q = this.db.selectFrom('audit_logs').select(AUDIT_COLUMNS).where('organization_id', '=', query.organizationId);
+    if (query.action !== undefined) q = q.where('action', '=', query.action);
+    if (query.beforeSeq !== undefined) q = q.where('seq', '<', query.beforeSeq);
+    // One row beyond the page tells whether another page follows.
+    const rows = (await q.orderBy('seq', 'desc').limit(query.limit + 1).execute()) as AuditRow[];
+    const page = rows.slice(0, query.limit);
+    const last = page[page.length - 1];
+    return { entries: page.map(toAudit), nextSeq: rows.length > query.limit && last ? Number(last.seq) : null };
+  }
+
+  async ping(): Promise<void> {
+    await sql`select 1`.execute(this.db);
+  }
+
+  async close(): Promise<void> {
+    await this.db.destroy();
+  }
+}
+
+class KyselyTx implements KeyStoreTx {
+  constructor(
+    private readonly trx: Transaction<Database>,
+    private readonly hooks: DialectHooks,
+  ) {}
+
+  lockOwner(owner: Owner): Promise<void> {
+    return this.hooks.lockOwner(this.trx, owner);
+  }
+
+  async countActiveKeys(owner: Owner): Promise<number> {
+    const row = await this.trx
+      .selectFrom('api_keys')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('organization_id', '=', owner.organizationId)
+      .where('user_id', '=', owner.userId)
+      .where('is_active', '=', this.hooks.bool(true))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  async insertKey(r: ApiKeyRecord): Promise<void> {
+    await this.trx
+      .insertInto('api_keys')
+      .values({
+        id: r.id,
+        user_id: r.userId,
+        organization_id: r.organizationId,
+        name: r.name,
+        key_hash: r.keyHash,
+        key_prefix: r.keyPrefix,
+        permissions: JSON.stringify(r.permissions),
+        last_used: r.lastUsed,
+        expires_at: r.expiresAt,
+        is_active: this.hooks.bool(r.isActive),
+        request_count: r.requestCount,
+        created_at: r.createdAt,
+      })
+      .execute();
+  }
+
+  async findOwnedKey(owner: Owner, id: string): Promise<ApiKeyRecord | null> {
+    let q = this.trx
+      .selectFrom('api_keys')
+      .select(KEY_COLUMNS)
+      .where('id', '=', id)
+      .where('organization_id', '=', owner.organizationId)
+      .where('user_id', '=', owner.userId);
+    if (this.hooks.rowLocks) q = q.forUpdate();
+    const row = await q.executeTakeFirst();
+    return row ? toKey(row as KeyRow) : null;
+  }
+
+  async updateKey(id: string, changes: ApiKeyChanges): Promise<ApiKeyRecord> {
+    const row = await this.trx
+      .updateTable('api_keys')
+      .set({
+        ...(changes.name !== undefined ? { name: changes.name } : {}),
+        ...(changes.permissions !== undefined ? { permissions: JSON.stringify(changes.permissions) } : {}),
+        ...(changes.expiresAt !== undefined ? { expires_at: changes.expiresAt } : {}),
+        ...(changes.isActive !== undefined ? { is_active: this.hooks.bool(changes.isActive) } : {}),
+      })
+      .where('id', '=', id)
+      .returning(KEY_COLUMNS)
+      .executeTakeFirstOrThrow();
+    return toKey(row as KeyRow);
+  }
+
+  async deleteKey(id: string): Promise<void> {
+    await this.trx.deleteFrom('api_keys').where('id', '=', id).execute();
+  }
+
+  async insertAudit(e: AuditEntry): Promise<void> {
+    await this.trx
+      .insertInto('audit_logs')
+      .values({
+        id: e.id,
+        category: e.category,
+        action: e.action,
+        level: e.level,
+        message: e.message,
+        user_id: e.userId,
+        organization_id: e.organizationId,
+        meta: JSON.stringify(e.meta),
+        created_at: e.createdAt,
+      })
+      .execute();
+  }
+}

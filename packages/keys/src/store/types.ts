@@ -1,0 +1,99 @@
+/**
+ * The storage contract. The service layer expresses every rule (limits, audit, state machine); a
+ * store only reads and writes rows, and runs a unit of work in one database transaction.
+ */
+
+export interface Owner {
+  userId: string;
+  organizationId: string;
+}
+
+/** The whole stored record of a key. Timestamps are ISO 8601 strings. */
+export interface ApiKeyRecord {
+  id: string;
+  userId: string;
+  organizationId: string;
+  name: string;
+  keyHash: string;
+  keyPrefix: string;
+  permissions: string[];
+  lastUsed: string | null;
+  expiresAt: string | null;
+  isActive: boolean;
+  requestCount: number;
+  createdAt: string;
+}
+
+export interface ApiKeyChanges {
+  name?: string;
+  permissions?: string[];
+  expiresAt?: string | null;
+  isActive?: boolean;
+}
+
+export const AUDIT_ACTIONS = ['API_KEY_CREATE', 'API_KEY_UPDATE', 'API_KEY_REVOKE', 'API_KEY_REMOVE'] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+export type AuditLevel = 'INFO' | 'WARNING';
+
+export interface AuditEntry {
+  id: string;
+  category: 'AUTH';
+  action: AuditAction;
+  level: AuditLevel;
+  message: string;
+  userId: string;
+  organizationId: string;
+  meta: Record<string, unknown>;
+  createdAt: string;
+}
+
+export interface AuditQuery {
+  organizationId: string;
+  action?: AuditAction | undefined;
+  limit: number;
+  /** Only entries older than the one with this position (the cursor). */
+  beforeSeq?: number | undefined;
+}
+
+export interface AuditPage {
+  entries: AuditEntry[];
+  /** Position of the last entry returned when more entries follow it; null on the last page. */
+  nextSeq: number | null;
+}
+
+/** Operations available inside one transaction. */
+export interface KeyStoreTx {
+  /**
+   * Serialises writers of one owner's keys until the transaction ends, so that a count followed by
+   * an insert cannot be interleaved with another transaction doing the same.
+   */
+  lockOwner(owner: Owner): Promise<void>;
+  countActiveKeys(owner: Owner): Promise<number>;
+  insertKey(record: ApiKeyRecord): Promise<void>;
+  /** The owner's key with this id, locked against concurrent change until the transaction ends. */
+  findOwnedKey(owner: Owner, id: string): Promise<ApiKeyRecord | null>;
+  updateKey(id: string, changes: ApiKeyChanges): Promise<ApiKeyRecord>;
+  deleteKey(id: string): Promise<void>;
+  insertAudit(entry: AuditEntry): Promise<void>;
+}
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface KeyStore {
+  readonly dialect: Dialect;
+  /** Runs `work` in one transaction: everything it wrote commits together or not at all. */
+  transaction<T>(work: (tx: KeyStoreTx) => Promise<T>): Promise<T>;
+  /** The owner's keys, newest first. */
+  listKeys(owner: Owner): Promise<ApiKeyRecord[]>;
+  findKeyByHash(keyHash: string): Promise<ApiKeyRecord | null>;
+  /**
+   * Counts one use of `key` (request count + 1, last use = now) in a single statement, only if the
+   * stored key is still active, unexpired at `now` and holds the same permissions as `key`. Returns
+   * false when the key changed in between, so the caller can decide again on fresh data.
+   */
+  recordKeyUse(key: ApiKeyRecord, now: Date): Promise<boolean>;
+  listAuditLogs(query: AuditQuery): Promise<AuditPage>;
+  /** Throws when the database cannot be reached. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

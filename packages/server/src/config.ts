@@ -1,0 +1,36 @@
+// Limits and settings of the transports. The numbers are the spec's (drawing-automation.md, Limits);
+// only the idle time can be shortened through the environment, for tests.
+
+export const LIMITS = {
+  /** Request line and each header line, in bytes (without the line break). Longer: 431. */
+  maxLineBytes: 8192,
+  /** All header lines together (with their line breaks, without the request line). Larger: 431. */
+  maxHeaderBlockBytes: 65536,
+  /** Declared Content-Length above this: the body is discarded and treated as empty. */
+  maxBodyBytes: 16 * 1024 * 1024,
+  /** Simultaneous HTTP connections; further ones are dropped without a response. */
+  maxConnections: 8,
+  /** Idle time of a connection (reading or writing), in milliseconds. */
+  idleMs: 15_000,
+  /** One JSON line on the TCP and stdio transports. */
+  maxJsonLineBytes: 16 * 1024 * 1024,
+} as const;
+
+export interface TransportConfig {
+  /** Idle limit per connection in ms (HTTP and TCP). */
+  idleMs: number;
+}
+
+/**
+ * Reads the tunable settings. `LINEWORK_IDLE_MS` (a positive integer) replaces the 15 s idle limit;
+ * it exists so tests need not wait 15 s, and is not meant for production use.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): TransportConfig {
+  return { idleMs: positiveInt(env.LINEWORK_IDLE_MS) ?? LIMITS.idleMs };
+}
+
+function positiveInt(v: string | undefined): number | undefined {
+  if (v === undefined || !/^\s*\d+\s*$/.test(v)) return undefined;
+  const n = Number(v);
+  return Number.isSafeInteger(n) && n > 0 ? n : undefined;
+}

@@ -1,0 +1,94 @@
+// `--http <port>`: the loopback listener. A `net` server feeds each connection to the wire layer
+// (http-wire.ts), which hands whole requests to the HTTP API (http-api.ts).
+import { createServer, type Server, type Socket } from 'node:net';
+import type { DispatcherApi } from '@linework/engine';
+import { TokenCheck } from './auth.js';
+import { LIMITS } from './config.js';
+import { HttpApi } from './http-api.js';
+import { IdleSweeper, serveConnection } from './http-wire.js';
+import type { Logger } from './logger.js';
+import { silentLogger } from './logger.js';
+import { API_PREFIX } from './routes.js';
+
+export const LOOPBACK = '127.0.0.1';
+
+export interface HttpServerOptions {
+  api: DispatcherApi;
+  auth: TokenCheck;
+  /** 0 lets the system choose. */
+  port: number;
+  idleMs?: number;
+  maxConnections?: number;
+  logger?: Logger;
+}
+
+export interface RunningHttpServer {
+  readonly port: number;
+  /** `http://127.0.0.1:<port>/api/v1` */
+  readonly url: string;
+  readonly httpApi: HttpApi;
+  readonly server: Server;
+  close(): Promise<void>;
+}
+
+export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
+  const log = options.logger ?? silentLogger();
+  const idleMs = options.idleMs ?? LIMITS.idleMs;
+  let url = '';
+  const httpApi = new HttpApi(options.api, options.auth, {
+    baseUrl: () => url,
+    onRequest: log.isLevelEnabled('debug')
+      ? (i) => log.debug({ method: i.method, path: i.target.split('?')[0], status: i.status, op: i.op, ms: Math.round(i.ms * 10) / 10 }, 'http request')
+      : undefined,
+  });
+  const handler = httpApi.handle.bind(httpApi);
+  const sockets = new Set<Socket>();
+  const idle = new IdleSweeper(idleMs);
+  const maxConnections = options.maxConnections ?? LIMITS.maxConnections;
+  // Connections still being served (not yet answered). A connection beyond the limit is closed at
+  // once, without a response. A connection stops counting when its response is written, even
+  // while it waits for the client to close its side ("until one finishes").
+  let active = 0;
+  const server = createServer({ allowHalfOpen: true, noDelay: true }, (socket) => {
+    if (active >= maxConnections) {
+      socket.destroy();
+      log.debug('connection dropped: too many simultaneous connections');
+      return;
+    }
+    active++;
+    let counted = true;
+    const release = (): void => {
+      if (counted) {
+        counted = false;
+        active--;
+      }
+    };
+    socket.once('finish', release);
+    socket.once('close', release);
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+    serveConnection(socket, handler, { idle, onError: (err) => log.error({ err }, 'http handler failed') });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, LOOPBACK, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  url = `http://${LOOPBACK}:${port}${API_PREFIX}`;
+  return {
+    port,
+    url,
+    httpApi,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        idle.stop();
+        server.close(() => resolve());
+      }),
+  };
+}

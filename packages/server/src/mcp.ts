@@ -1,0 +1,172 @@
+// `--mcp`: a Model Context Protocol server over stdio (official SDK). Tools come from the op
+// catalogue, with the input JSON schema of each op's zod schema; a call runs the op through the
+// dispatcher (which validates, so MCP answers the same failures as the other transports).
+import { z } from 'zod';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { DispatcherApi, OpDef, ProtocolRequest, ProtocolResponse } from '@linework/engine';
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The op's input schema for MCP (JSON Schema draft-07), plus the protocol fields a caller may add. */
+export function toolInputSchema(op: OpDef): Tool['inputSchema'] {
+  let schema: Json;
+  try {
+    schema = z.toJSONSchema(op.input, { target: 'draft-7', io: 'input', unrepresentable: 'any' }) as Json;
+  } catch {
+    schema = { type: 'object' };
+  }
+  delete schema.$schema;
+  if (schema.type !== 'object') schema = { type: 'object', properties: {}, additionalProperties: true };
+  const props: Json = { ...(isObject(schema.properties) ? schema.properties : {}) };
+  if (op.needsDocument && !('document_id' in props)) {
+    props.document_id = { type: 'integer', description: 'document to address (default: the active document)' };
+  }
+  if (op.mutates && !('expected_version' in props)) {
+    props.expected_version = { type: 'integer', description: 'fail with stale_state unless the document is at this version' };
+  }
+  if (op.mutates && !('request_id' in props)) {
+    props.request_id = { type: 'string', description: 'idempotency key: a repeated request_id returns the first answer' };
+  }
+  return { ...schema, type: 'object', properties: props } as Tool['inputSchema'];
+}
+
+/** The op that renders the active drawing, when the engine offers one. */
+export function findRenderer(catalogue: readonly OpDef[]): OpDef | undefined {
+  return catalogue.find((o) => o.name === 'preview') ?? catalogue.find((o) => o.name === 'render');
+}
+
+/** Image content from a renderer's result: `{png}` / `{data, mime|mimeType}` / `{svg}` in base64 or text. */
+export function imageFrom(result: unknown): { data: string; mimeType: string } | null {
+  if (!isObject(result)) return null;
+  const str = (k: string): string | undefined => (typeof result[k] === 'string' ? (result[k] as string) : undefined);
+  const mime = str('mimeType') ?? str('mime_type') ?? str('mime') ?? (str('format') ? `image/${str('format') === 'svg' ? 'svg+xml' : str('format')}` : undefined);
+  const dataUrl = /^data:([^;,]+);base64,(.*)$/s;
+  for (const k of ['png', 'image', 'data', 'base64']) {
+    const v = str(k);
+    if (!v) continue;
+    const m = dataUrl.exec(v);
+    if (m) return { mimeType: m[1]!, data: m[2]! };
+    return { data: v, mimeType: k === 'png' ? 'image/png' : (mime ?? 'image/png') };
+  }
+  const svg = str('svg');
+  if (svg) return { data: Buffer.from(svg, 'utf8').toString('base64'), mimeType: 'image/svg+xml' };
+  return null;
+}
+
+/** The envelope as the text content of a tool answer (without the bulky state snapshot). */
+function envelopeText(res: ProtocolResponse): string {
+  const { state: _state, ...rest } = res;
+  return JSON.stringify(rest);
+}
+
+/** A tool answer: the op's result as structuredContent, the envelope as text. */
+export function toolResult(res: ProtocolResponse): CallToolResult {
+  if (!res.ok) {
+    const failure: Json = { ok: false, code: res.code ?? 'error', error: res.error ?? '' };
+    if (res.details !== undefined) failure.details = res.details;
+    return { isError: true, content: [{ type: 'text', text: envelopeText(res) }], structuredContent: failure };
+  }
+  const structured = isObject(res.result) ? res.result : { result: res.result ?? null };
+  return { content: [{ type: 'text', text: envelopeText(res) }], structuredContent: structured };
+}
+
+export interface McpOptions {
+  api: DispatcherApi;
+  /** Defaults to a StdioServerTransport on the process's stdin/stdout. */
+  transport?: Transport;
+}
+
+/** The op serving a resource: by name, else the op of a GET route. */
+function opFor(catalogue: readonly OpDef[], names: string[], path: string): OpDef | undefined {
+  for (const n of names) {
+    const o = catalogue.find((x) => x.name === n);
+    if (o) return o;
+  }
+  return catalogue.find((o) => o.http.some((r) => r.method === 'GET' && r.path === path));
+}
+
+export function createMcpServer(api: DispatcherApi): McpServer {
+  const mcp = new McpServer(
+    { name: 'linework', version: api.appVersion },
+    {
+      instructions:
+        'Linework drawing automation: every tool is one operation of the Linework dispatcher (DXF drawings). ' +
+        'Read linework://state first; mutating tools accept expected_version for optimistic concurrency.',
+    },
+  );
+  const tools = api.catalogue.filter((o) => o.mcp !== false);
+  const renderer = findRenderer(api.catalogue);
+  const dispatch = (req: ProtocolRequest): Promise<ProtocolResponse> => api.dispatch(req);
+
+  // Tools: the low-level handlers, so the listing carries the ops' exact schemas and the
+  // dispatcher (not the SDK) validates the arguments.
+  mcp.server.registerCapabilities({ tools: { listChanged: false } });
+  const list: Tool[] = tools.map((op) => ({
+    name: op.name,
+    description: op.summary,
+    inputSchema: toolInputSchema(op),
+    annotations: { readOnlyHint: !op.mutates, destructiveHint: op.mutates, idempotentHint: !op.mutates, openWorldHint: false },
+  }));
+  if (renderer && renderer.name !== 'preview' && renderer.mcp !== false) {
+    list.push({
+      name: 'preview',
+      description: 'A rendered image of the active drawing (PNG).',
+      inputSchema: toolInputSchema(renderer),
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    });
+  }
+  mcp.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: list }));
+  mcp.server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    const name = request.params.name;
+    const args = isObject(request.params.arguments) ? request.params.arguments : {};
+    const isPreview = renderer !== undefined && (name === 'preview' || name === renderer.name);
+    const op = name === 'preview' && renderer ? renderer.name : name;
+    const fields: Json = { ...args };
+    if (isPreview && fields.format === undefined && isObject(toolInputSchema(renderer).properties) && 'format' in (toolInputSchema(renderer).properties as Json)) {
+      fields.format = 'png';
+    }
+    const res = await dispatch({ ...fields, protocol: 1, op });
+    const out = toolResult(res);
+    if (isPreview && res.ok) {
+      const img = imageFrom(res.result);
+      if (img) out.content = [{ type: 'image', data: img.data, mimeType: img.mimeType }, ...out.content];
+    }
+    return out;
+  });
+
+  // Resources: the drawing state, the layer table and the block table.
+  const resource = (name: string, uri: string, description: string, op: OpDef | undefined, fields: Json): void => {
+    if (!op) return;
+    mcp.registerResource(name, uri, { title: name, description, mimeType: 'application/json' }, async (u) => {
+      const res = await dispatch({ ...fields, protocol: 1, op: op.name });
+      const { state: _state, ...rest } = res;
+      return { contents: [{ uri: u.href, mimeType: 'application/json', text: JSON.stringify(res.ok ? res.result ?? {} : rest) }] };
+    });
+  };
+  const cat = api.catalogue;
+  resource('state', 'linework://state', 'State snapshot: session, open documents, the active document.', opFor(cat, ['state'], '/state'), {});
+  resource('layers', 'linework://layers', 'The layer table of the active drawing.', opFor(cat, ['layers'], '/layers'), {});
+  const blocks = opFor(cat, ['blocks', 'block_list', 'blocks_list'], '/blocks');
+  if (blocks) resource('blocks', 'linework://blocks', 'The block definitions of the active drawing.', blocks, {});
+  else resource('blocks', 'linework://blocks', 'The block definitions of the active drawing.', opFor(cat, ['records'], '/records'), { collection: 'blocks' });
+  return mcp;
+}
+
+/** Serves MCP until the transport closes (stdin ends). */
+export async function serveMcp(options: McpOptions): Promise<void> {
+  const mcp = createMcpServer(options.api);
+  const transport = options.transport ?? new StdioServerTransport();
+  const closed = new Promise<void>((resolve) => {
+    mcp.server.onclose = () => resolve();
+    if (!options.transport) {
+      process.stdin.once('end', () => void mcp.close().then(resolve, resolve));
+      process.stdin.once('close', () => void mcp.close().then(resolve, resolve));
+    }
+  });
+  await mcp.connect(transport);
+  await closed;
+}

@@ -1,0 +1,276 @@
+// GET /openapi: an OpenAPI 3.0.3 description generated from the op catalogue. Request body and
+// parameter schemas come from each op's zod input (zod 4 `toJSONSchema`, target openapi-3.0).
+import { z } from 'zod';
+import type { DispatcherApi, HttpRoute, OpDef } from '@linework/engine';
+import { WRAPPER_OPS, compilePath } from './routes.js';
+
+type Json = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The op's input as an OpenAPI 3.0 schema; `$defs` are moved into components (refs rewritten). */
+function inputSchema(op: OpDef, components: Json): Json {
+  let schema: Json;
+  try {
+    schema = z.toJSONSchema(op.input, { target: 'openapi-3.0', io: 'input', unrepresentable: 'any' }) as Json;
+  } catch {
+    return { type: 'object' };
+  }
+  const prefix = `${op.name}__`;
+  const defs = isObject(schema.$defs) ? schema.$defs : isObject(schema.definitions) ? schema.definitions : null;
+  delete schema.$defs;
+  delete schema.definitions;
+  delete schema.$schema;
+  delete schema.$id;
+  const rewrite = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(rewrite);
+    if (!isObject(v)) return v;
+    const out: Json = {};
+    for (const [k, val] of Object.entries(v)) {
+      if (k === '$ref' && typeof val === 'string') {
+        if (val === '#') out[k] = `#/components/schemas/${prefix}input`;
+        else out[k] = val.replace(/^#\/(\$defs|definitions)\//, `#/components/schemas/${prefix}`);
+      } else if (k !== '$schema' && k !== '$id') {
+        out[k] = rewrite(val);
+      }
+    }
+    return out;
+  };
+  const body = rewrite(schema) as Json;
+  if (defs) for (const [name, def] of Object.entries(defs)) components[`${prefix}${name}`] = rewrite(def);
+  if (JSON.stringify(body).includes(`#/components/schemas/${prefix}input`)) components[`${prefix}input`] = body;
+  return body;
+}
+
+/** Query keys the route's `fromHttp` reads (observed through a proxy; its own validation errors ignored). */
+function probeQuery(route: HttpRoute, params: string[]): { keys: string[]; arrayBodyField: string | null } {
+  if (!route.fromHttp) return { keys: [], arrayBodyField: null };
+  const seen: string[] = [];
+  const query = new Proxy({} as Record<string, string>, {
+    get(_t, key) {
+      if (typeof key === 'string' && !seen.includes(key)) seen.push(key);
+      return undefined;
+    },
+    has(_t, key) {
+      if (typeof key === 'string' && !seen.includes(key)) seen.push(key);
+      return false;
+    },
+  });
+  const p = Object.fromEntries(params.map((n) => [n, 'x']));
+  try {
+    route.fromHttp({ params: p, query, body: {} });
+  } catch {
+    // e.g. a required parameter missing: the keys read so far still count
+  }
+  let arrayBodyField: string | null = null;
+  if (route.method === 'PUT' || route.method === 'POST') {
+    const marker: unknown[] = [];
+    try {
+      const out = route.fromHttp({ params: p, query: {}, body: marker });
+      for (const [k, v] of Object.entries(out)) if (v === marker) arrayBodyField = k;
+    } catch {
+      // not an array body
+    }
+  }
+  return { keys: seen.filter((k) => typeof k === 'string' && !k.startsWith('__') && k !== 'toJSON' && k !== 'then'), arrayBodyField };
+}
+
+function objectProps(schema: Json): Record<string, Json> {
+  return isObject(schema.properties) ? (schema.properties as Record<string, Json>) : {};
+}
+
+function withoutProps(schema: Json, drop: string[]): Json {
+  if (!isObject(schema.properties)) return schema;
+  const props: Json = {};
+  for (const [k, v] of Object.entries(schema.properties)) if (!drop.includes(k)) props[k] = v;
+  const out: Json = { ...schema, properties: props };
+  if (Array.isArray(schema.required)) {
+    const req = (schema.required as string[]).filter((k) => !drop.includes(k));
+    if (req.length) out.required = req;
+    else delete out.required;
+  }
+  return out;
+}
+
+const ENVELOPE: Json = {
+  type: 'object',
+  description: 'Response envelope; routes may add fields of their own at the top level.',
+  properties: {
+    ok: { type: 'boolean' },
+    code: { type: 'string', description: 'symbolic failure code when ok is false' },
+    error: { type: 'string', description: 'human-readable failure message' },
+    result: { description: 'payload of the operation' },
+    status: { type: 'string', description: '`completed` for a finished operation' },
+    http_status: { type: 'integer', description: 'the HTTP status of the response' },
+    document_id: { type: 'integer' },
+    request_id: { type: 'string' },
+    version: { type: 'integer' },
+    session_id: { type: 'string' },
+    details: { description: 'facts about a failure' },
+  },
+  required: ['ok', 'http_status'],
+  additionalProperties: true,
+};
+
+const FAILURE: Json = {
+  type: 'object',
+  properties: {
+    ok: { type: 'boolean', enum: [false] },
+    code: { type: 'string' },
+    error: { type: 'string' },
+    http_status: { type: 'integer' },
+    details: {},
+  },
+  required: ['ok', 'code', 'error', 'http_status'],
+  additionalProperties: true,
+};
+
+const json = (ref: string): Json => ({ 'application/json': { schema: { $ref: ref } } });
+
+function failureResponses(): Json {
+  const f = (description: string): Json => ({ description, content: json('#/components/schemas/Failure') });
+  return {
+    '400': f('failure (invalid_request, invalid_where and every code not listed below)'),
+    '401': f('unauthorized: missing or wrong bearer token'),
+    '404': f('entity_absent or unknown_route'),
+    '409': f('stale_state, session_changed, document_not_active or gui_required'),
+    '431': f('header_too_large: request line, a header line or the header block too large'),
+    '503': f('busy: the dispatcher queue is full'),
+  };
+}
+
+export interface OpenApiOptions {
+  /** `servers[0].url`, e.g. `http://127.0.0.1:8080/api/v1`. */
+  serverUrl: string;
+}
+
+/** Builds the OpenAPI 3.0.3 document of the API (paths relative to /api/v1). */
+export function buildOpenApi(api: Pick<DispatcherApi, 'catalogue' | 'appVersion'>, options: OpenApiOptions): Json {
+  const components: Json = { Envelope: ENVELOPE, Failure: FAILURE };
+  const paths: Record<string, Json> = {};
+  const opIds = new Set<string>();
+  const uniqueId = (base: string): string => {
+    let id = base;
+    for (let i = 2; opIds.has(id); i++) id = `${base}_${i}`;
+    opIds.add(id);
+    return id;
+  };
+  const add = (path: string, method: string, operation: Json): void => {
+    const item = (paths[path] ??= {});
+    if (!(method in item)) item[method] = operation;
+  };
+
+  for (const op of api.catalogue) {
+    const schema = inputSchema(op, components);
+    for (const route of op.http) {
+      const segments = compilePath(route.path);
+      const params = segments.flatMap((s) => ('param' in s ? [s.param] : []));
+      const oaPath = '/' + segments.map((s) => ('param' in s ? `{${s.param}}` : s.literal)).join('/');
+      const props = objectProps(schema);
+      const probe = probeQuery(route, params);
+      let queryKeys = probe.keys.filter((k) => !params.includes(k));
+      if (!route.fromHttp && (route.method === 'GET' || route.method === 'DELETE')) queryKeys = [];
+      const parameters: Json[] = [
+        ...params.map((name) => ({
+          name,
+          in: 'path',
+          required: true,
+          schema: { type: 'string' },
+          ...(typeof props[name]?.description === 'string' ? { description: props[name]!.description } : {}),
+        })),
+        ...queryKeys.map((name) => ({
+          name,
+          in: 'query',
+          required: false,
+          schema: { type: 'string' },
+          ...(typeof props[name]?.description === 'string' ? { description: props[name]!.description } : {}),
+        })),
+      ];
+      const operation: Json = {
+        operationId: uniqueId(`${route.method.toLowerCase()}_${op.name}`),
+        summary: route.summary ?? op.summary,
+        tags: [op.mutates ? 'mutations' : 'reads'],
+        ...(parameters.length ? { parameters } : {}),
+        'x-linework-op': op.name,
+        'x-linework-wrapper': route.wrapper,
+        responses: {
+          [String(route.status)]: { description: route.status === 201 ? 'created' : 'success', content: json('#/components/schemas/Envelope') },
+          ...failureResponses(),
+        },
+      };
+      if (route.method === 'POST' || route.method === 'PUT' || (route.method === 'DELETE' && !route.fromHttp)) {
+        let bodySchema: Json;
+        const arrayField = probe.arrayBodyField;
+        if (arrayField && props[arrayField]) bodySchema = props[arrayField]!;
+        else bodySchema = withoutProps(schema, [...params, ...queryKeys]);
+        operation.requestBody = {
+          required: false,
+          description: 'JSON; an empty or invalid body counts as {}' + (arrayField ? ' (here: null or invalid means [])' : ''),
+          content: { 'application/json': { schema: bodySchema } },
+        };
+      }
+      add(oaPath, route.method.toLowerCase(), operation);
+    }
+  }
+
+  // POST /{op}: every op by name (the wrapper ops through the mutation wrapper).
+  for (const op of api.catalogue) {
+    const schema = inputSchema(op, components);
+    const wrapper = WRAPPER_OPS.has(op.name);
+    const bodySchema: Json = isObject(schema.properties)
+      ? {
+          ...schema,
+          properties: {
+            ...schema.properties,
+            request_id: { type: 'string', description: wrapper ? 'default http-<pid>-<counter>' : 'default rest-<serial>' },
+            ...(op.needsDocument && !('document_id' in schema.properties) ? { document_id: { type: 'integer' } } : {}),
+          },
+        }
+      : schema;
+    add(`/${op.name}`, 'post', {
+      operationId: uniqueId(`op_${op.name}`),
+      summary: op.summary,
+      tags: ['ops'],
+      'x-linework-op': op.name,
+      'x-linework-wrapper': wrapper,
+      requestBody: { required: false, content: { 'application/json': { schema: bodySchema } } },
+      responses: { '200': { description: 'success', content: json('#/components/schemas/Envelope') }, ...failureResponses() },
+    });
+  }
+
+  add('/openapi', 'get', {
+    operationId: uniqueId('get_openapi'),
+    summary: 'This OpenAPI 3.0.3 description.',
+    tags: ['reads'],
+    responses: {
+      '200': { description: 'the OpenAPI document', content: { 'application/json': { schema: { type: 'object' } } } },
+      '401': { description: 'unauthorized', content: json('#/components/schemas/Failure') },
+    },
+  });
+
+  const sortedPaths: Record<string, Json> = {};
+  for (const k of Object.keys(paths).sort()) sortedPaths[k] = paths[k]!;
+
+  return {
+    openapi: '3.0.3',
+    info: {
+      title: 'Linework drawing automation',
+      version: api.appVersion,
+      description:
+        'Resource routes over the Linework operation dispatcher. Every request needs `Authorization: Bearer <token>`. ' +
+        'One request per connection; failures use {ok:false, code, error, http_status}.',
+    },
+    servers: [{ url: options.serverUrl }],
+    security: [{ bearerAuth: [] }],
+    tags: [
+      { name: 'reads', description: 'routes that read' },
+      { name: 'mutations', description: 'routes that change documents' },
+      { name: 'ops', description: 'POST /{op}: any operation by name' },
+    ],
+    paths: sortedPaths,
+    components: {
+      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'the session token (SERVICE_API_TOKEN or generated at startup)' } },
+      schemas: components,
+    },
+  };
+}

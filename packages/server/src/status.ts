@@ -1,0 +1,34 @@
+// The one place where failure codes become HTTP statuses, and the reason phrases the server writes.
+
+export const REASONS: Readonly<Record<number, string>> = {
+  100: 'Continue',
+  200: 'OK',
+  201: 'Created',
+  204: 'No Content',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  431: 'Request Header Fields Too Large',
+  503: 'Service Unavailable',
+};
+
+const STATUS_OF_CODE: Readonly<Record<string, number>> = {
+  entity_absent: 404,
+  unknown_route: 404,
+  stale_state: 409,
+  session_changed: 409,
+  document_not_active: 409,
+  gui_required: 409,
+  busy: 503,
+  unauthorized: 401,
+  method_not_allowed: 405,
+  header_too_large: 431,
+};
+
+/** HTTP status of a failure code; every code not listed is 400. */
+export function statusForCode(code: string | undefined): number {
+  return (code !== undefined && STATUS_OF_CODE[code]) || 400;
+}
