@@ -1,9 +1,9 @@
 // Blocks: define (entities move into the definition), delete with references and force,
 // protected blocks, rename and purge sharing one validation; undo of each.
 import { describe, expect, it } from 'vitest';
-import { active, dump, dxfReady, engine, fails, ok } from './helpers.js';
+import { active, dump, engine, fails, ok } from './helpers.js';
 
-describe.skipIf(!dxfReady)('blocks', () => {
+describe('blocks', () => {
   it('block_define moves the entities into the definition (one undo step)', async () => {
     const e = engine();
     const hs = (await ok(e, 'entities_create', { entities: [{ type: 'Line', start: [0, 0], end: [1, 0] }, { type: 'Circle', center: [0, 0], radius: 1 }] })).handles;

@@ -1,10 +1,10 @@
 // The command line through the dispatcher: each command one undo step, coordinate forms, errors.
 import { describe, expect, it } from 'vitest';
-import { active, dump, dxfReady, engine, fails, geometryReady, ok } from './helpers.js';
+import { active, dump, engine, fails, ok } from './helpers.js';
 
 const close = (a: number[], b: number[]) => a.forEach((x, i) => expect(x).toBeCloseTo(b[i]!, 6));
 
-describe.skipIf(!dxfReady)('command line', () => {
+describe('command line', () => {
   it('LINE with absolute, relative, polar input and Close', async () => {
     const e = engine();
     const r = await ok(e, 'command', { cmd: 'LINE 0,0 @10,0 @10<90 C' });
@@ -92,7 +92,7 @@ describe.skipIf(!dxfReady)('command line', () => {
   });
 });
 
-describe.skipIf(!dxfReady || !geometryReady)('command line transforms', () => {
+describe('command line transforms', () => {
   it('MOVE, COPY, ROTATE, SCALE, MIRROR', async () => {
     const e = engine();
     const [l] = (await ok(e, 'command', { cmd: 'LINE 1,0 2,0' })).handles;

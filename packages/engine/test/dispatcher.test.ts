@@ -2,7 +2,7 @@
 // events, interactive picks with and without the graphical mode.
 import { describe, expect, it } from 'vitest';
 import { Engine, type GuiBridge, type PendingPrompt } from '../src/index.js';
-import { active, call, dxfReady, engine, fails, ok } from './helpers.js';
+import { active, call, engine, fails, ok } from './helpers.js';
 
 describe('dispatcher without documents', () => {
   const e = new Engine({ empty: true, appVersion: '1.0.0' });
@@ -59,7 +59,7 @@ describe('dispatcher without documents', () => {
   });
 });
 
-describe.skipIf(!dxfReady)('dispatcher with documents', () => {
+describe('dispatcher with documents', () => {
   it('starts headless with one untitled active drawing', async () => {
     const e = engine();
     const s = await ok(e, 'state');

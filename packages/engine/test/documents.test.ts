@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { active, call, dump, dxfReady, engine, fails, ioReady, ok } from './helpers.js';
+import { active, call, dump, engine, fails, ok } from './helpers.js';
 
 const python = process.env.LINEWORK_PYTHON ?? '/usr/bin/python3';
 const script = new URL('./ezdxf_audit.py', import.meta.url).pathname;
@@ -19,7 +19,7 @@ function ezdxfAudit(path: string): { errors: number; fixes: number; messages: st
   return JSON.parse(r.stdout);
 }
 
-describe.skipIf(!dxfReady)('sysvars', () => {
+describe('sysvars', () => {
   it('reads and sets with type checks; undo', async () => {
     const e = engine();
     const r = await ok(e, 'sysvars', { get: ['CLAYER', 'LTSCALE', '$INSUNITS'] });
@@ -50,7 +50,7 @@ describe.skipIf(!dxfReady)('sysvars', () => {
   });
 });
 
-describe.skipIf(!dxfReady)('layouts and page setup', () => {
+describe('layouts and page setup', () => {
   it('creates layouts (undo) and sets the page setup', async () => {
     const e = engine();
     const before = dump(active(e).doc);
@@ -72,7 +72,7 @@ describe.skipIf(!dxfReady)('layouts and page setup', () => {
   });
 });
 
-describe.skipIf(!dxfReady)('identity, header, layers, records, audit', () => {
+describe('identity, header, layers, records, audit', () => {
   it('file_identity is a stable 36-character id stored in the header', async () => {
     const e = engine();
     const first = await ok(e, 'file_identity', {});
@@ -124,7 +124,7 @@ describe.skipIf(!dxfReady)('identity, header, layers, records, audit', () => {
   });
 });
 
-describe.skipIf(!dxfReady || !ioReady)('save, open and ezdxf', () => {
+describe('save, open and ezdxf', () => {
   it('save needs a path for untitled drawings; saves atomically; reopens', async () => {
     const e = engine();
     await fails(e, 'save', {}, 'path_required');

@@ -1,7 +1,7 @@
 // Entities through the dispatcher: creation of every type, queries against linear scans, delete,
 // transforms, properties, xdata, copy-to, groups and selections; undo of each mutation.
 import { describe, expect, it } from 'vitest';
-import { active, call, dump, dxfReady, engine, fails, geometryReady, ok } from './helpers.js';
+import { active, call, dump, engine, fails, ok } from './helpers.js';
 import type { Engine } from '../src/index.js';
 
 async function undoRestores(e: Engine, op: string, fields: Record<string, unknown>) {
@@ -38,7 +38,7 @@ const ALL_TYPES = [
   { type: 'Leader', vertices: [[0, 0], [5, 5], [8, 5]] },
 ];
 
-describe.skipIf(!dxfReady)('entities', () => {
+describe('entities', () => {
   it('creates every type, handles in order, with the spec names', async () => {
     const e = engine();
     const r = await ok(e, 'entities_create', { entities: ALL_TYPES });
@@ -188,7 +188,7 @@ describe.skipIf(!dxfReady)('entities', () => {
   });
 });
 
-describe.skipIf(!dxfReady || !geometryReady)('geometry-backed queries and transforms', () => {
+describe('geometry-backed queries and transforms', () => {
   function rnd(seed: number) {
     let s = seed;
     return () => ((s = (s * 1103515245 + 12345) % 2147483648) / 2147483648);

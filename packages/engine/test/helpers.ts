@@ -1,13 +1,7 @@
 // Test helpers: an engine, one-line calls through the dispatcher, document dumps for undo checks.
 import { expect } from 'vitest';
 import { createEngine, Engine, type EngineOptions, type ProtocolResponse } from '../src/index.js';
-import { dxfHas } from '../src/dxf.js';
 import type { DocumentApi } from '../src/dxf.js';
-
-/** True when @linework/dxf provides what documents need (new drawings, boxes). */
-export const dxfReady = dxfHas('newDocument');
-export const geometryReady = dxfHas('boundingBox') && dxfHas('transformEntity');
-export const ioReady = dxfHas('readDxf') && dxfHas('saveDxf');
 
 export function engine(opts: EngineOptions = {}): Engine {
   return createEngine({ appVersion: '9.9.9-test', ...opts });

@@ -1,9 +1,9 @@
 // The smaller ops: document_new, view_focus, blocks list, header filter, select, toHttp shapes,
 // protected block kinds.
 import { describe, expect, it } from 'vitest';
-import { active, call, dxfReady, engine, fails, geometryReady, ok } from './helpers.js';
+import { active, call, engine, fails, ok } from './helpers.js';
 
-describe.skipIf(!dxfReady)('misc ops', () => {
+describe('misc ops', () => {
   it('document_new makes an active drawing of the asked version', async () => {
     const e = engine();
     const r = await call(e, 'document_new', { version: 'R2000' });
@@ -67,7 +67,7 @@ describe.skipIf(!dxfReady)('misc ops', () => {
   });
 });
 
-describe.skipIf(!dxfReady || !geometryReady)('view_focus', () => {
+describe('view_focus', () => {
   it('focuses on entities, a box or the extents', async () => {
     const e = engine();
     const hs = (await ok(e, 'entities_create', { entities: [{ type: 'Line', start: [0, 0], end: [10, 0] }, { type: 'Circle', center: [100, 100], radius: 5 }] })).handles;

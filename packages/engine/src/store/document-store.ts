@@ -5,7 +5,7 @@
 import type {
   Block, DocumentApi, DxfObject, DxfRecord, Entity, Tag, TableEntry, TableName,
 } from '../dxf.js';
-import { dxf, dxfHas } from '../dxf.js';
+import { dxf } from '../dxf.js';
 import { assignInPlace, deepClone } from './clone.js';
 import { blockOfEntity } from '../model.js';
 import {
@@ -208,12 +208,8 @@ export class DocStore {
   }
 }
 
-let hasBox = false;
-
 /** The box of an entity, or null when it has none or geometry fails on it. */
 export function safeBox(e: Entity, doc: DocumentApi): { min: number[]; max: number[] } | null {
-  if (!hasBox) hasBox = dxfHas('boundingBox');
-  if (!hasBox) return null;
   try {
     return dxf.boundingBox(e, doc);
   } catch {
