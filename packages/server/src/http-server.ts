@@ -12,6 +12,19 @@ import { API_PREFIX } from './routes.js';
 
 export const LOOPBACK = '127.0.0.1';
 
+/** Listens on the loopback address only (port 0: the system picks); resolves with the port. */
+export async function listenLoopback(server: Server, port: number): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, LOOPBACK, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  return typeof address === 'object' && address ? address.port : port;
+}
+
 export interface HttpServerOptions {
   api: DispatcherApi;
   auth: TokenCheck;
@@ -69,15 +82,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     socket.once('close', () => sockets.delete(socket));
     serveConnection(socket, handler, { idle, onError: (err) => log.error({ err }, 'http handler failed') });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, LOOPBACK, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : options.port;
+  const port = await listenLoopback(server, options.port);
   url = `http://${LOOPBACK}:${port}${API_PREFIX}`;
   return {
     port,

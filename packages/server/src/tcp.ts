@@ -4,7 +4,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import type { DispatcherApi, ProtocolResponse } from '@linework/engine';
 import type { TokenCheck } from './auth.js';
 import { LIMITS } from './config.js';
-import { LOOPBACK } from './http-server.js';
+import { listenLoopback, LOOPBACK } from './http-server.js';
 import { LineSplitter, OrderedWriter, parseLine, tooLargeResponse } from './jsonl.js';
 import { silentLogger, type Logger } from './logger.js';
 
@@ -96,15 +96,7 @@ export async function startTcpServer(options: TcpServerOptions): Promise<Running
     serveTcpConnection(socket, options, idleMs, maxLine);
   });
   server.on('error', (err) => log.error({ err }, 'tcp server error'));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, LOOPBACK, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : options.port;
+  const port = await listenLoopback(server, options.port);
   return {
     port,
     url: `tcp://${LOOPBACK}:${port}`,

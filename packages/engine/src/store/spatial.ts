@@ -33,16 +33,7 @@ export class SpatialIndex {
   load(entries: { handle: string; box: { min: number[]; max: number[] } | null }[]): void {
     this.tree.clear();
     this.items.clear();
-    const batch: SpatialItem[] = [];
-    for (const e of entries) {
-      const ord = this.ord(e.handle);
-      if (!e.box) continue;
-      const it = toItem(e.handle, e.box, ord);
-      if (!it) continue;
-      batch.push(it);
-      this.items.set(e.handle, it);
-    }
-    this.tree.load(batch);
+    this.tree.load(this.track(entries));
   }
 
   /** Sets (or clears, with null) the box of one handle. */
@@ -59,16 +50,21 @@ export class SpatialIndex {
   /** Adds many boxes at once (rbush bulk insertion into the existing tree). */
   addMany(entries: { handle: string; box: { min: number[]; max: number[] } | null }[]): void {
     this.removeMany(entries.map((e) => e.handle));
+    const batch = this.track(entries);
+    if (batch.length) this.tree.load(batch);
+  }
+
+  /** Items of the entries that have a finite box, recorded by handle (not yet in the tree). */
+  private track(entries: { handle: string; box: { min: number[]; max: number[] } | null }[]): SpatialItem[] {
     const batch: SpatialItem[] = [];
     for (const e of entries) {
-      const ord = this.ord(e.handle);
       if (!e.box) continue;
-      const it = toItem(e.handle, e.box, ord);
+      const it = toItem(e.handle, e.box, this.ord(e.handle));
       if (!it) continue;
       this.items.set(e.handle, it);
       batch.push(it);
     }
-    if (batch.length) this.tree.load(batch);
+    return batch;
   }
 
   /** Removes many handles; rebuilds the tree in bulk when they are a large share of it. */
