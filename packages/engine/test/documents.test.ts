@@ -116,12 +116,6 @@ describe('identity, header, layers, records, audit', () => {
     expect(active(e).doc.getTableEntry('LAYER', 'GHOST')).toBeUndefined();
   });
 
-  it('placeholders answer not_available', async () => {
-    const e = engine();
-    await fails(e, 'plot', { path: join(dir, 'x.pdf') }, 'not_available');
-    await fails(e, 'wblock', { path: join(dir, 'x.dxf') }, 'not_available');
-    await fails(e, 'embed_image', { path: join(dir, 'x.png'), insert: [0, 0] }, 'not_available');
-  });
 });
 
 describe('save, open and ezdxf', () => {

@@ -103,7 +103,7 @@ describe('plot', () => {
     expect(readFileSync(svg.files[0]!, 'utf8')).toContain('<svg');
     await expect(plot(doc, { pages: 'all', path: join(dir, 'x.svg') })).rejects.toMatchObject({ code: 'invalid_request' });
     await expect(plot(doc, { path: join(dir, 'x.docx') })).rejects.toMatchObject({ code: 'invalid_request' });
-    await expect(plot(doc, { layout: 'Missing', path: join(dir, 'x.pdf') })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(plot(doc, { layout: 'Missing', path: join(dir, 'x.pdf') })).rejects.toMatchObject({ code: 'unknown_layout' });
     expect(existsSync(join(dir, 'x.svg'))).toBe(false);
   });
 

@@ -307,51 +307,5 @@ export const purgeOp = defineOp({
   },
 });
 
-// ---- features of the rendering issue ----------------------------------------------------------
-
-function notAvailable(feature: string): never {
-  throw new OpError('not_available', `${feature} is not available in this build yet (the renderer and DXF export of selections are built in a separate issue)`);
-}
-
-export const plot = defineOp({
-  name: 'plot',
-  summary: 'Plots layouts to PDF, SVG or PNG: {layout?, path, format?, pages?}; result holds files and pages.',
-  input: z.object({
-    layout: z.string().optional(),
-    path: z.string().min(1).describe('output file; {page} is replaced by the layout name for one file per page'),
-    format: z.enum(['pdf', 'svg', 'png']).optional(),
-    pages: z.union([z.literal('all'), z.array(z.string())]).optional(),
-  }),
-  mutates: false,
-  needsDocument: true,
-  http: [{ method: 'POST', path: '/plot', status: 200, wrapper: true }],
-  errors: ['not_available', 'unknown_layout'],
-  handler: () => notAvailable('plot (PDF/SVG/PNG output)'),
-});
-
-export const wblock = defineOp({
-  name: 'wblock',
-  summary: 'Writes entities or a block to a new DXF drawing: {path, handles?, block?, base?}; result holds path and count.',
-  input: z.object({ path: z.string().min(1), handles: z.array(z.string()).optional(), block: z.string().optional(), base: point.optional() }),
-  mutates: false,
-  needsDocument: true,
-  http: [{ method: 'POST', path: '/wblock', status: 200, wrapper: true }],
-  errors: ['not_available', 'entity_absent', 'unknown_block'],
-  handler: () => notAvailable('wblock (writing a selection or block to a new drawing)'),
-});
-
-export const embedImage = defineOp({
-  name: 'embed_image',
-  summary: 'Places a raster image: {path, insert:[x,y], width?, height?, rotation?}; result holds handle.',
-  input: z.object({
-    path: z.string().min(1), insert: point, width: z.number().positive().optional(), height: z.number().positive().optional(), rotation: z.number().optional(),
-  }),
-  mutates: true,
-  needsDocument: true,
-  http: [{ method: 'POST', path: '/images', status: 201, wrapper: true }],
-  errors: ['not_available', 'file_not_found'],
-  handler: () => notAvailable('embed_image (IMAGE entities with IMAGEDEF objects)'),
-});
-
-export const BLOCK_OPS = [blockDefine, blockDelete, blockRename, blocksList, purgeOp, plot, wblock, embedImage];
+export const BLOCK_OPS = [blockDefine, blockDelete, blockRename, blocksList, purgeOp];
 export { findEntry };

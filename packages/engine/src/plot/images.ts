@@ -2,10 +2,10 @@
 // IMAGEDEF_REACTOR that links them, the RASTERVARIABLES object (ACAD_IMAGE_VARS) and the CLASS
 // entries AutoCAD needs for them, laid out as AutoCAD writes them (ezdxf's add_image_def /
 // add_image build the same structure). Pixel size read from the PNG/JPEG header.
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { imageSize } from 'image-size';
-import type { DocumentApi, DxfObject, Entity, Tag } from '../dxf.js';
+import type { DocumentApi, DxfObject, DxfRecord, Entity, Tag } from '../dxf.js';
 import { OpError } from '../protocol.js';
 
 export interface EmbedImageOptions {
@@ -22,6 +22,30 @@ export interface EmbedImageOptions {
   layer?: string;
   /** Block / layout block to add to (default model space). */
   block?: string;
+}
+
+/**
+ * Where the records go. A plain document (wblock's new drawing) is changed directly; the op passes
+ * its transaction so the image, its objects and the dictionary entries are one undo step.
+ */
+export interface ImageSink {
+  doc: DocumentApi;
+  addEntity(e: Entity, block?: string): Entity;
+  addObject(o: DxfObject): DxfObject;
+  /** Called before a record that existed is changed in place. */
+  touch<R extends DxfRecord>(rec: R): R;
+  /** Runs a change outside records (the CLASSES section) with its exact reverse. */
+  custom(label: string, redo: () => void, undo: () => void): void;
+}
+
+function directSink(doc: DocumentApi): ImageSink {
+  return {
+    doc,
+    addEntity: (e, block) => doc.addEntity(e, block),
+    addObject: (o) => doc.addObject(o),
+    touch: (rec) => rec,
+    custom: (_label, redo) => redo(),
+  };
 }
 
 interface DictEntry {
@@ -72,7 +96,9 @@ function namedObject(doc: DocumentApi, dict: DxfObject, name: string): DxfObject
 }
 
 /** Embeds (links) a raster image: returns the IMAGE's handle. */
-export function embedImage(doc: DocumentApi, opts: EmbedImageOptions): { handle: string; image_def: string; pixels: [number, number]; size: [number, number] } {
+export function embedImage(target: DocumentApi | ImageSink, opts: EmbedImageOptions): { handle: string; image_def: string; pixels: [number, number]; size: [number, number] } {
+  const sink: ImageSink = 'addEntity' in target && 'custom' in target ? target : directSink(target as DocumentApi);
+  const doc = sink.doc;
   if (typeof opts.path !== 'string' || !opts.path) throw new OpError('invalid_request', 'path is required');
   if (doc.version < 'AC1015') throw new OpError('invalid_request', `IMAGE needs a DXF R2000 or later drawing (this one is ${doc.version})`);
   const ins = opts.insert;
@@ -80,6 +106,7 @@ export function embedImage(doc: DocumentApi, opts: EmbedImageOptions): { handle:
     throw new OpError('invalid_point', 'insert must be [x, y] with finite numbers');
   }
   const file = resolvePath(opts.path);
+  if (!existsSync(file)) throw new OpError('file_not_found', `cannot read image ${opts.path}: no such file (${file})`, { path: opts.path });
   let pxW: number, pxH: number, type: string | undefined;
   try {
     if (!statSync(file).isFile()) throw new Error('not a file');
@@ -88,10 +115,10 @@ export function embedImage(doc: DocumentApi, opts: EmbedImageOptions): { handle:
     pxH = info.height ?? 0;
     type = info.type;
   } catch (err) {
-    throw new OpError('invalid_request', `cannot read image ${opts.path}: ${(err as Error).message}`, { path: opts.path });
+    throw new OpError('invalid_image', `cannot read image ${opts.path}: ${(err as Error).message}`, { path: opts.path });
   }
-  if (type !== 'png' && type !== 'jpg') throw new OpError('invalid_request', `only PNG and JPEG images are supported (got ${type ?? 'unknown'})`);
-  if (!(pxW > 0 && pxH > 0)) throw new OpError('invalid_request', `image ${opts.path} has no pixel size`);
+  if (type !== 'png' && type !== 'jpg') throw new OpError('invalid_image', `only PNG and JPEG images are supported (got ${type ?? 'unknown'})`, { path: opts.path });
+  if (!(pxW > 0 && pxH > 0)) throw new OpError('invalid_image', `image ${opts.path} has no pixel size`, { path: opts.path });
   let w = opts.width;
   let h = opts.height;
   for (const [k, v] of [['width', w], ['height', h]] as const) {
@@ -105,36 +132,38 @@ export function embedImage(doc: DocumentApi, opts: EmbedImageOptions): { handle:
   const rot = ((opts.rotation ?? 0) * Math.PI) / 180;
   if (!Number.isFinite(rot)) throw new OpError('invalid_request', 'rotation must be a number (degrees)');
 
-  const root = rootDictionary(doc);
+  // every check before the first change, so a failure leaves the drawing as it was
+  const layer = opts.layer ?? (typeof doc.getHeader('$CLAYER') === 'string' ? (doc.getHeader('$CLAYER') as string) : '0');
+  if (!doc.getTableEntry('LAYER', layer)) throw new OpError('unknown_layer', `no layer named ${JSON.stringify(layer)}`, { layer });
+  if (opts.block !== undefined && !doc.getBlock(opts.block)) throw new OpError('unknown_block', `no block named ${JSON.stringify(opts.block)}`, { block: opts.block });
+  const root = sink.touch(rootDictionary(doc));
   // raster variables (ACAD_IMAGE_VARS), once per drawing
   if (!namedObject(doc, root, 'ACAD_IMAGE_VARS')) {
-    const vars: DxfObject = {
+    const vars = sink.addObject({
       kind: 'object', type: 'RASTERVARIABLES', handle: '', owner: root.handle, attrs: {},
       markers: ['AcDbRasterVariables'],
       extra: { AcDbRasterVariables: [[90, '0'], [70, '0'], [71, '1'], [72, String(unitsCode(doc))]] },
       appData: [{ name: 'ACAD_REACTORS', tags: [[330, root.handle]] }],
-    };
-    doc.addObject(vars);
+    });
     entries(root).push({ name: 'ACAD_IMAGE_VARS', handle: vars.handle, code: 350 });
   }
   // the image dictionary (ACAD_IMAGE_DICT)
   let dict = namedObject(doc, root, 'ACAD_IMAGE_DICT');
   if (!dict || dict.type !== 'DICTIONARY') {
-    dict = { kind: 'object', type: 'DICTIONARY', handle: '', owner: root.handle, attrs: { hard_owned: 1, cloning: 1, entries: [] }, markers: ['AcDbDictionary'] };
-    doc.addObject(dict);
+    dict = sink.addObject({ kind: 'object', type: 'DICTIONARY', handle: '', owner: root.handle, attrs: { hard_owned: 1, cloning: 1, entries: [] }, markers: ['AcDbDictionary'] });
     entries(root).push({ name: 'ACAD_IMAGE_DICT', handle: dict.handle, code: 350 });
-  }
+  } else sink.touch(dict);
   // one IMAGEDEF per file: reuse it when the drawing already links the same file
   let def = entries(dict)
     .map((e) => doc.get(e.handle))
     .find((r) => r && r.type === 'IMAGEDEF' && r.attrs.filename === file) as DxfObject | undefined;
-  if (!def) {
-    def = {
+  if (def) sink.touch(def);
+  else {
+    def = sink.addObject({
       kind: 'object', type: 'IMAGEDEF', handle: '', owner: dict.handle,
       attrs: { class_version: 0, filename: file, image_size: [pxW, pxH], pixel_size: [1 / pxW, 1 / pxH], loaded: 1, resolution_units: 0 },
       appData: [{ name: 'ACAD_REACTORS', tags: [[330, dict.handle]] }],
-    };
-    doc.addObject(def);
+    });
     let key = file.replace(/^.*[\\/]/, '').replace(/\.[^.]*$/, '') || 'image';
     const taken = new Set(entries(dict).map((e) => e.name.toUpperCase()));
     if (taken.has(key.toUpperCase())) {
@@ -144,13 +173,11 @@ export function embedImage(doc: DocumentApi, opts: EmbedImageOptions): { handle:
     }
     entries(dict).push({ name: key, handle: def.handle, code: 350 });
   }
-  const layer = opts.layer ?? (typeof doc.getHeader('$CLAYER') === 'string' ? (doc.getHeader('$CLAYER') as string) : '0');
-  if (!doc.getTableEntry('LAYER', layer)) throw new OpError('invalid_request', `no layer named ${JSON.stringify(layer)}`);
   const ux = Math.cos(rot) * (w / pxW);
   const uy = Math.sin(rot) * (w / pxW);
   const vx = -Math.sin(rot) * (h! / pxH);
   const vy = Math.cos(rot) * (h! / pxH);
-  const image: Entity = {
+  const image = sink.addEntity({
     kind: 'entity', type: 'IMAGE', handle: '', owner: '',
     attrs: {
       layer,
@@ -168,21 +195,29 @@ export function embedImage(doc: DocumentApi, opts: EmbedImageOptions): { handle:
       clipping_boundary_type: 1,
       boundary_path: [[-0.5, -0.5], [pxW - 0.5, pxH - 0.5]],
     },
-  };
-  if (opts.block !== undefined && !doc.getBlock(opts.block)) throw new OpError('invalid_request', `no block named ${JSON.stringify(opts.block)}`);
-  doc.addEntity(image, opts.block);
-  const reactor: DxfObject = {
+  }, opts.block);
+  const reactor = sink.addObject({
     kind: 'object', type: 'IMAGEDEF_REACTOR', handle: '', owner: image.handle, attrs: {},
     markers: ['AcDbRasterImageDefReactor'],
     extra: { AcDbRasterImageDefReactor: [[90, '2'], [330, image.handle]] },
-  };
-  doc.addObject(reactor);
+  });
   image.attrs.image_def_reactor_handle = reactor.handle;
   // the IMAGEDEF lists its reactors
   const reactors = def.appData?.find((g) => g.name === 'ACAD_REACTORS');
   if (reactors) reactors.tags.push([330, reactor.handle]);
   else (def.appData ??= []).push({ name: 'ACAD_REACTORS', tags: [[330, dict.handle], [330, reactor.handle]] });
+  const before = doc.classes.length;
   ensureClasses(doc, ['IMAGE', 'IMAGEDEF', 'IMAGEDEF_REACTOR', 'RASTERVARIABLES']);
+  const added = doc.classes.splice(before);
+  if (added.length) {
+    const drop = (): void => {
+      for (const c of added) {
+        const i = doc.classes.indexOf(c);
+        if (i >= 0) doc.classes.splice(i, 1);
+      }
+    };
+    sink.custom('image classes', () => doc.classes.push(...added), drop);
+  }
   return { handle: image.handle, image_def: def.handle, pixels: [pxW, pxH], size: [w, h!] };
 }
 

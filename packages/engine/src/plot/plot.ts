@@ -193,7 +193,11 @@ export function writeAtomic(path: string, data: Buffer | string): void {
     writeFileSync(tmp, data);
     renameSync(tmp, path);
   } catch (err) {
-    rmSync(tmp, { force: true });
+    try {
+      rmSync(tmp, { force: true });
+    } catch {
+      // the folder itself is unusable: nothing was left behind
+    }
     throw new OpError('io_error', `cannot write ${path}: ${(err as Error).message}`, { path });
   }
 }
@@ -211,12 +215,12 @@ export function plotLayouts(doc: DocumentApi, opts: Pick<PlotOptions, 'layout' |
   if (Array.isArray(opts.pages) && opts.pages.length) {
     return opts.pages.map((n) => {
       const l = findLayout(doc, n);
-      if (!l) throw new OpError('invalid_request', `no layout named ${JSON.stringify(n)}`, { layout: n, layouts: all.map((x) => x.name) });
+      if (!l) throw new OpError('unknown_layout', `no layout named ${JSON.stringify(n)}`, { layout: n, layouts: all.map((x) => x.name) });
       return l.name;
     });
   }
   const l = findLayout(doc, opts.layout);
-  if (!l) throw new OpError('invalid_request', `no layout named ${JSON.stringify(opts.layout)}`, { layout: opts.layout, layouts: all.map((x) => x.name) });
+  if (!l) throw new OpError('unknown_layout', `no layout named ${JSON.stringify(opts.layout)}`, { layout: opts.layout, layouts: all.map((x) => x.name) });
   return [l.name];
 }
 

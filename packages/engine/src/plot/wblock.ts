@@ -219,8 +219,9 @@ export async function wblock(doc: DocumentApi, opts: WblockOptions): Promise<{ p
     }
     if (missing.length) throw new OpError('entity_absent', `no entity with handle ${missing.join(', ')}`, { handles: missing });
   } else if (opts.block !== undefined) {
-    const b: Block | undefined = doc.getBlock(opts.block);
-    if (!b) throw new OpError('invalid_request', `no block named ${JSON.stringify(opts.block)}`);
+    const want = opts.block.toUpperCase();
+    const b: Block | undefined = doc.getBlock(opts.block) ?? [...doc.blocks.values()].find((x) => x.name.toUpperCase() === want);
+    if (!b) throw new OpError('unknown_block', `no block named ${JSON.stringify(opts.block)}`, { block: opts.block });
     source = b.entities;
     const bp = b.block.attrs.base_point;
     if (Array.isArray(bp)) base = [bp[0] ?? 0, bp[1] ?? 0, bp[2] ?? 0];

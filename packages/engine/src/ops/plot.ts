@@ -1,0 +1,133 @@
+// Output of the drawing: plot (PDF / SVG / PNG files), wblock (a selection or block as a new DXF
+// drawing), embed_image (IMAGE + IMAGEDEF + reactor, one undo step) and preview (a PNG or SVG of
+// the active drawing in the answer, which the MCP server turns into image content). The work is
+// done in src/plot and src/render; these entries map fields, paths and errors.
+import { dirname, resolve } from 'node:path';
+import { z } from 'zod';
+import { OpError } from '../protocol.js';
+import type { DocStore } from '../store/document-store.js';
+import { point } from '../entities/create.js';
+import { embedImage as embed, type ImageSink } from '../plot/images.js';
+import { plot as plotLayouts } from '../plot/plot.js';
+import { wblock as writeBlock } from '../plot/wblock.js';
+import { findLayout } from '../render/renderer.js';
+import { renderPreview } from '../render/preview.js';
+import { defineOp } from './types.js';
+
+/** Folder that relative IMAGEDEF file names are resolved against: the drawing's own folder. */
+function baseDirOf(store: DocStore): string | undefined {
+  return store.path ? dirname(resolve(store.path)) : undefined;
+}
+
+function layoutOrThrow(store: DocStore, name: string | undefined): string {
+  const l = findLayout(store.doc, name);
+  if (!l) {
+    throw new OpError('unknown_layout', `no layout named ${JSON.stringify(name)} (layouts: ${store.doc.layouts().map((x) => x.name).join(', ')})`, { layout: name });
+  }
+  return l.name;
+}
+
+export const plot = defineOp({
+  name: 'plot',
+  summary: 'Plots layouts to PDF, SVG or PNG with their page setups: {layout?, path, format?, pages?}; result holds files and pages.',
+  input: z.object({
+    layout: z.string().optional().describe('layout to plot (default model space)'),
+    path: z.string().min(1).describe('output file, relative to the server\'s working directory; {page} is replaced by the layout name for one file per page'),
+    format: z.enum(['pdf', 'svg', 'png']).optional().describe('default: from the extension of path'),
+    pages: z.union([z.literal('all'), z.array(z.string()).min(1)]).optional().describe('"all" layouts or a list of layout names (PDF: one page each in one file unless path holds {page})'),
+    paper: z.string().optional().describe('paper instead of the page setups (A0-A5, ANSI A-E, Letter, Tabloid, WxH mm); fits the drawing'),
+    dpi: z.number().positive().max(2400).optional().describe('PNG: pixels per inch of paper (default 96)'),
+    width: z.number().int().positive().max(20000).optional().describe('PNG: width in pixels'),
+    height: z.number().int().positive().max(20000).optional().describe('PNG: height in pixels'),
+  }),
+  mutates: false,
+  needsDocument: true,
+  http: [{ method: 'POST', path: '/plot', status: 200, wrapper: true }],
+  errors: ['unknown_layout', 'io_error'],
+  handler: async (ctx, input) => {
+    const store = ctx.store!;
+    const res = await plotLayouts(store.doc, { ...input, path: resolve(input.path), baseDir: baseDirOf(store) });
+    return { format: res.format, count: res.files.length, files: res.files, pages: res.pages, skipped: res.skipped };
+  },
+});
+
+export const wblock = defineOp({
+  name: 'wblock',
+  summary: 'Writes entities (handles), a block\'s content (block) or all of model space to a new DXF drawing with the layers, linetypes, styles, blocks and APPIDs they need: {path, handles?, block?, base?}; result holds path and count.',
+  input: z.object({
+    path: z.string().min(1).describe('DXF file to write, relative to the server\'s working directory'),
+    handles: z.array(z.string()).min(1).optional().describe('entities to write (any space); wins over block'),
+    block: z.string().min(1).optional().describe('a block definition whose content becomes the drawing'),
+    base: point.optional().describe('base point of the new drawing ($INSBASE); default the block\'s base point or the origin'),
+  }),
+  mutates: false,
+  needsDocument: true,
+  http: [{ method: 'POST', path: '/wblock', status: 200, wrapper: true }],
+  errors: ['entity_absent', 'unknown_block', 'io_error'],
+  handler: async (ctx, input) => {
+    const base = input.base as [number, number] | [number, number, number] | undefined;
+    return writeBlock(ctx.store!.doc, { path: resolve(input.path), handles: input.handles, block: input.block, base });
+  },
+});
+
+export const embedImage = defineOp({
+  name: 'embed_image',
+  summary: 'Places a PNG or JPEG as an IMAGE with its IMAGEDEF and reactor (size from the file): {path, insert:[x,y], width?, height?, rotation?}; result holds handle; one undo step.',
+  input: z.object({
+    path: z.string().min(1).describe('PNG or JPEG file, relative to the server\'s working directory (the drawing links it by absolute path)'),
+    insert: point.describe('lower-left corner'),
+    width: z.number().positive().optional().describe('drawing units; with only one of width / height the other keeps the pixel aspect; neither: one unit per pixel'),
+    height: z.number().positive().optional(),
+    rotation: z.number().optional().describe('degrees counter-clockwise'),
+    layer: z.string().min(1).optional().describe('default the current layer'),
+  }),
+  mutates: true,
+  needsDocument: true,
+  http: [{ method: 'POST', path: '/images', status: 201, wrapper: true }],
+  errors: ['file_not_found', 'invalid_image', 'unknown_layer'],
+  handler: (ctx, input) => {
+    const tx = ctx.tx!;
+    const sink: ImageSink = {
+      doc: tx.doc,
+      addEntity: (e, block) => tx.addEntity(e, block),
+      addObject: (o) => tx.addObject(o),
+      touch: (rec) => tx.touch(rec),
+      custom: (label, redo, undo) => tx.custom(label, redo, undo),
+    };
+    const ins = input.insert as [number, number] | [number, number, number];
+    const r = embed(sink, { path: input.path, insert: ins, width: input.width, height: input.height, rotation: input.rotation, layer: input.layer });
+    return { handle: r.handle, image_def: r.image_def, pixels: r.pixels, size: r.size, path: resolve(input.path) };
+  },
+});
+
+export const preview = defineOp({
+  name: 'preview',
+  summary: 'A rendered image of the active drawing (model space or a layout, fitted to its extents): {layout?, width?, height?, format?, area?}; result holds data (base64), mime_type, width and height.',
+  input: z.object({
+    layout: z.string().optional().describe('layout to render (default model space)'),
+    width: z.number().int().min(16).max(4096).optional().describe('pixels (default 1024)'),
+    height: z.number().int().min(16).max(4096).optional().describe('pixels (default 768)'),
+    format: z.enum(['png', 'svg']).optional().describe('default png'),
+    area: z.tuple([z.number(), z.number(), z.number(), z.number()]).optional().describe('[x1, y1, x2, y2] to show instead of the extents'),
+  }),
+  mutates: false,
+  needsDocument: true,
+  http: [],
+  errors: ['unknown_layout'],
+  handler: (ctx, input) => {
+    const store = ctx.store!;
+    const layout = layoutOrThrow(store, input.layout);
+    const width = input.width ?? 1024;
+    const height = input.height ?? 768;
+    const format = input.format ?? 'png';
+    const a = input.area;
+    const area = a ? { minX: Math.min(a[0], a[2]), minY: Math.min(a[1], a[3]), maxX: Math.max(a[0], a[2]), maxY: Math.max(a[1], a[3]) } : undefined;
+    const bytes = renderPreview(store.doc, { layout, width, height, format, area, baseDir: baseDirOf(store) });
+    return {
+      layout, format, mime_type: format === 'png' ? 'image/png' : 'image/svg+xml', width, height, bytes: bytes.length,
+      data: bytes.toString('base64'),
+    };
+  },
+});
+
+export const PLOT_OPS = [plot, wblock, embedImage, preview];
