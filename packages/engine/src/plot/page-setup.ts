@@ -201,7 +201,7 @@ export interface PageSetup {
 
 function layoutRecord(doc: DocumentApi, layoutName: string): { name: string; rec: DxfRecord; isModel: boolean } {
   const lay = findLayout(doc, layoutName);
-  if (!lay) throw new OpError('invalid_request', `no layout named ${layoutName}`, { layout: layoutName });
+  if (!lay) throw new OpError('unknown_layout', `no layout named ${layoutName}`, { layout: layoutName });
   let rec = lay.handle ? doc.get(lay.handle) : undefined;
   if (!rec || rec.type !== 'LAYOUT') {
     rec = doc.objects.find((o) => o.type === 'LAYOUT' && String(o.attrs.name ?? '').toUpperCase() === lay.name.toUpperCase());
@@ -233,9 +233,9 @@ export function pageSetupOf(name: string, rec: DxfRecord): PageSetup {
   const useStd = (flags & 16) !== 0;
   const fit = useStd && sst === 0;
   let ratio = useStd ? (STANDARD_SCALES[sst] ?? 1) : getNum(rec, 142, 1) / (getNum(rec, 143, 1) || 1);
-  // ratio is paper units : drawing units; paper units in inches (72 = 0) scale to mm
-  if (getNum(rec, 72, 1) === 0 && !useStd) ratio *= IN;
-  if (useStd && sst >= 1 && sst <= 15) ratio *= IN; // architectural scales are inch-based
+  // ratio is paper units : drawing units, standard scales included (1:1 on inch paper is one inch
+  // of paper per unit); paper units in inches (72 = 0) scale to mm, as do the architectural scales
+  if (getNum(rec, 72, 1) === 0 || (useStd && sst >= 1 && sst <= 15)) ratio *= IN;
   if (!(ratio > 0) || !Number.isFinite(ratio)) ratio = 1;
   const type = getNum(rec, 74, 5);
   const canonical = getCode(rec, 4) ?? '';
