@@ -57,6 +57,14 @@ export function imageFrom(result: unknown): { data: string; mimeType: string } |
   return null;
 }
 
+/** A renderer's result without the encoded image (which the answer carries as image content). */
+export function withoutImageData(result: unknown): unknown {
+  if (!isObject(result)) return result;
+  const rest: Json = { ...result };
+  for (const k of ['png', 'image', 'data', 'base64', 'svg']) delete rest[k];
+  return rest;
+}
+
 /** The envelope as the text content of a tool answer (without the bulky state snapshot). */
 function envelopeText(res: ProtocolResponse): string {
   const { state: _state, ...rest } = res;
@@ -130,11 +138,11 @@ export function createMcpServer(api: DispatcherApi): McpServer {
       fields.format = 'png';
     }
     const res = await dispatch({ ...fields, protocol: 1, op });
-    const out = toolResult(res);
-    if (isPreview && res.ok) {
-      const img = imageFrom(res.result);
-      if (img) out.content = [{ type: 'image', data: img.data, mimeType: img.mimeType }, ...out.content];
-    }
+    const img = isPreview && res.ok ? imageFrom(res.result) : null;
+    if (!img) return toolResult(res);
+    // The picture travels once, as image content; text and structuredContent keep the rest.
+    const out = toolResult({ ...res, result: withoutImageData(res.result) });
+    out.content = [{ type: 'image', data: img.data, mimeType: img.mimeType }, ...out.content];
     return out;
   });
 

@@ -1,0 +1,63 @@
+// The MCP preview tool through the SDK's Client: a PNG of the active drawing as image content,
+// the rest of the answer (without the encoded picture) as text and structuredContent.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { decodePng, inkBox } from '../../engine/test/render-helpers.js';
+import { startMcpClient } from './transports.js';
+
+let m: Awaited<ReturnType<typeof startMcpClient>>;
+let client: Client;
+
+beforeAll(async () => {
+  m = await startMcpClient();
+  client = m.client;
+});
+afterAll(async () => {
+  await m?.close();
+});
+
+/** Size of a PNG and whether anything was drawn on it. */
+function pngFacts(b64: string): { width: number; height: number; ink: boolean } {
+  const buf = Buffer.from(b64, 'base64');
+  expect(buf.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+  const img = decodePng(buf);
+  return { width: img.width, height: img.height, ink: inkBox(img) !== null };
+}
+
+describe('--mcp preview', () => {
+  it('lists preview as a read-only tool with its fields', async () => {
+    const { tools } = await client.listTools();
+    const p = tools.find((t) => t.name === 'preview')!;
+    expect(p).toBeDefined();
+    expect(tools.filter((t) => t.name === 'preview')).toHaveLength(1);
+    expect(p.annotations).toMatchObject({ readOnlyHint: true });
+    expect(Object.keys(p.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['layout', 'width', 'height', 'format']));
+  });
+
+  it('answers a PNG as image content', async () => {
+    const made = (await client.callTool({ name: 'entities_create', arguments: { entities: [{ type: 'Circle', center: [0, 0], radius: 10 }, { type: 'Line', start: [-20, 0], end: [40, 5] }] } })) as any;
+    expect(made.isError).toBeFalsy();
+    const r = (await client.callTool({ name: 'preview', arguments: { width: 240, height: 160 } })) as any;
+    expect(r.isError).toBeFalsy();
+    const img = r.content.find((c: any) => c.type === 'image');
+    expect(img).toMatchObject({ type: 'image', mimeType: 'image/png' });
+    expect(pngFacts(img.data)).toEqual({ width: 240, height: 160, ink: true });
+    // the picture is not repeated in the text or the structured result
+    const text = r.content.find((c: any) => c.type === 'text').text;
+    expect(text.length).toBeLessThan(1000);
+    expect(JSON.parse(text)).toMatchObject({ ok: true, result: { format: 'png', width: 240, height: 160 } });
+    expect(r.structuredContent).toMatchObject({ layout: 'Model', mime_type: 'image/png', width: 240, height: 160 });
+    expect(r.structuredContent).not.toHaveProperty('data');
+  });
+
+  it('answers SVG when asked, and unknown_layout as a tool error', async () => {
+    const svg = (await client.callTool({ name: 'preview', arguments: { format: 'svg', width: 100, height: 100 } })) as any;
+    const img = svg.content.find((c: any) => c.type === 'image');
+    expect(img.mimeType).toBe('image/svg+xml');
+    expect(Buffer.from(img.data, 'base64').toString('utf8')).toMatch(/<svg/);
+    const bad = (await client.callTool({ name: 'preview', arguments: { layout: 'Nope' } })) as any;
+    expect(bad.isError).toBe(true);
+    expect(bad.structuredContent).toMatchObject({ ok: false, code: 'unknown_layout' });
+    expect(bad.content.some((c: any) => c.type === 'image')).toBe(false);
+  });
+});
