@@ -9,6 +9,7 @@ export { stateSnapshot } from './state.js';
 export { DocStore } from './store/document-store.js';
 export { parsePoint, splitCommands } from './commands/parse.js';
 export { parseWhere } from './query/where.js';
+export { PLOT_USAGE, plotCommand } from './plot/cli.js';
 
 import { Engine, type EngineOptions } from './engine.js';
 import { dxf } from './dxf.js';

@@ -1,9 +1,9 @@
 // The `linework` command: transports (--http, --tcp, --stdio, --mcp, combinable, one session),
-// and the DXF subcommands `info` and `convert`.
+// the DXF subcommands `info` and `convert`, and `plot`.
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { realpathSync } from 'node:fs';
-import { createEngine, type DispatcherApi } from '@linework/engine';
+import { createEngine, plotCommand, type DispatcherApi } from '@linework/engine';
 import { TokenCheck, resolveToken } from './auth.js';
 import { loadConfig } from './config.js';
 import { startHttpServer } from './http-server.js';
@@ -20,6 +20,7 @@ export const USAGE = `Usage:
   linework --mcp                          Model Context Protocol server on stdin/stdout
   linework info <file.dxf> [--json]       describe a DXF file
   linework convert <in.dxf> <out.dxf> [--version R2018]
+  linework plot <file.dxf> <out.pdf|svg|png> [--layout NAME | --all] [--paper A3] [--dpi N]
   linework --help | --version
 
 Transports combine in one process and share one session, e.g. --http 8080 --tcp 8081.
@@ -31,6 +32,7 @@ export type Command =
   | { kind: 'version' }
   | { kind: 'info'; args: string[] }
   | { kind: 'convert'; args: string[] }
+  | { kind: 'plot'; args: string[] }
   | { kind: 'serve'; http?: number; tcp?: number; stdio: boolean; mcp: boolean; files: string[] }
   | { kind: 'error'; message: string };
 
@@ -45,6 +47,7 @@ export function parseArgs(argv: readonly string[]): Command {
   const [first, ...rest] = argv;
   if (first === 'info') return { kind: 'info', args: rest };
   if (first === 'convert') return { kind: 'convert', args: rest };
+  if (first === 'plot') return { kind: 'plot', args: rest };
   if (argv.length === 0) return { kind: 'error', message: 'no transport given' };
   const cmd: Extract<Command, { kind: 'serve' }> = { kind: 'serve', stdio: false, mcp: false, files: [] };
   for (let i = 0; i < argv.length; i++) {
@@ -92,6 +95,9 @@ export function appVersion(): string {
   }
 }
 
+/** The progress bar of `plot` is drawn only on a terminal. */
+type CliStderr = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+
 export interface Io {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
@@ -138,6 +144,8 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
       return dxfCommand('infoCommand', cmd.args, io);
     case 'convert':
       return dxfCommand('convertCommand', cmd.args, io);
+    case 'plot':
+      return plotCommand(cmd.args, { stdout: io.stdout, stderr: io.stderr as CliStderr });
     case 'serve':
       return serve(cmd, env, io);
   }
