@@ -8,6 +8,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { active, call, dump, engine, fails, ok } from './helpers.js';
 import { decodePng, ezdxfAudit, hasEzdxf, inkBox, readDoc } from './render-helpers.js';
 import type { Engine } from '../src/index.js';
+import type { DxfRecord, Tag } from '../src/dxf.js';
+import { pageSetupOf } from '../src/plot/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'lw-plot-ops-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -84,6 +86,21 @@ describe('plot op', () => {
     expect(existsSync(join(dir, 'x.pdf'))).toBe(false);
     writeFileSync(join(dir, 'afile'), 'x');
     await fails(e, 'plot', { path: join(dir, 'afile', 'y.pdf') }, 'io_error');
+  });
+});
+
+describe('page setup scale units', () => {
+  const layout = (tags: Tag[]): DxfRecord => ({ kind: 'object', type: 'LAYOUT', handle: '1', owner: '0', attrs: {}, extra: { AcDbPlotSettings: tags } });
+  it('reads standard scales on inch paper as inches of paper per drawing unit', () => {
+    // a Tabloid sheet at 1:1 with paper units in inches (72 = 0), as AutoCAD writes US drawings
+    const inch = pageSetupOf('S', layout([[44, '279.4'], [45, '431.8'], [70, '692'], [72, '0'], [74, '1'], [75, '16'], [142, '1'], [143, '1']]));
+    expect(inch).toMatchObject({ fit: false, ratio: 25.4, center: true, plotArea: 'extents' });
+    const mm = pageSetupOf('S', layout([[44, '297'], [45, '420'], [70, '692'], [72, '1'], [74, '1'], [75, '16']]));
+    expect(mm.ratio).toBe(1);
+    const half = pageSetupOf('S', layout([[70, '16'], [72, '0'], [75, '17']]));
+    expect(half.ratio).toBeCloseTo(12.7, 9);
+    const custom = pageSetupOf('S', layout([[70, '0'], [72, '0'], [142, '1'], [143, '48']]));
+    expect(custom.ratio).toBeCloseTo(25.4 / 48, 9);
   });
 });
 
