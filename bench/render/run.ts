@@ -1,10 +1,11 @@
 // Render benchmark: plot the largest corpus drawing and a generated 100k-entity drawing to PDF,
 // SVG and PNG with Linework, beside ezdxf's drawing add-on (`python3 -m ezdxf draw`) and
-// LibreCAD's `dxf2pdf` on the same files in the same run. Prints a markdown table.
+// LibreCAD's `dxf2pdf` (PDF only) on the same files in the same run, each format once as a
+// process per tool (the fair comparison) and Linework also in process. Prints a markdown table.
 //
 //   npx tsx bench/render/run.ts [--quick] [--no-peers]
 //
-// Needs the built @linework/dxf (npx tsc -b packages/engine). The corpus comes from
+// Needs the built packages for the CLI column (npx tsc -b). The corpus comes from
 // LINEWORK_DXF_CORPUS (skipped when unset). Outputs go to bench/out/render/.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -75,7 +76,7 @@ function largestCorpusFile(): string | null {
   return best;
 }
 
-function timeCmd(cmd: string, args: string[], env: NodeJS.ProcessEnv = {}, cwd = out): { seconds: number; ok: boolean; note: string } {
+function timeCmd(cmd: string, args: string[], env: NodeJS.ProcessEnv = {}, cwd = out): Timing {
   const t0 = performance.now();
   const r = spawnSync(cmd, args, { env: { ...process.env, ...env }, cwd, timeout: PEER_TIMEOUT, encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
   const seconds = (performance.now() - t0) / 1000;
@@ -84,29 +85,59 @@ function timeCmd(cmd: string, args: string[], env: NodeJS.ProcessEnv = {}, cwd =
   return { seconds, ok, note };
 }
 
-async function lineworkTimes(file: string): Promise<{ entities: number; read: number; pdf: number; svg: number; png: number }> {
+interface Timing {
+  seconds: number;
+  ok: boolean;
+  note: string;
+}
+
+const FORMATS = ['pdf', 'svg', 'png'] as const;
+type Format = (typeof FORMATS)[number];
+const PNG_WIDTH = 2000;
+/** The whole drawing fitted on one sheet, as the peers draw it (not the drawing's own page setup). */
+const PAPER = 'A3';
+
+/** In process: read + plot, best of `runs`, per format. */
+async function lineworkInProcess(file: string): Promise<{ entities: number; read: number } & Record<Format, number>> {
   const name = basename(file, '.dxf');
   const runs = quick ? 1 : 3;
   const best = { read: Infinity, pdf: Infinity, svg: Infinity, png: Infinity };
   let entities = 0;
   for (let r = 0; r < runs; r++) {
-    for (const fmt of ['pdf', 'svg', 'png'] as const) {
+    for (const f of FORMATS) {
       // each measurement reads the file and plots it, as the peers do
       const t0 = performance.now();
       const doc = await dxf.readDxf(file);
       const t1 = performance.now();
       entities = doc.modelSpace().entities.length;
-      await plot(doc, { path: join(out, `${name}.lw.${fmt}`), width: fmt === 'png' ? 2000 : undefined, baseDir: process.env.LINEWORK_DXF_CORPUS });
+      await plot(doc, { path: join(out, `${name}.lw.${f}`), paper: PAPER, width: f === 'png' ? PNG_WIDTH : undefined, baseDir: process.env.LINEWORK_DXF_CORPUS });
       const t2 = performance.now();
       best.read = Math.min(best.read, (t1 - t0) / 1000);
-      best[fmt] = Math.min(best[fmt], (t2 - t0) / 1000);
+      best[f] = Math.min(best[f], (t2 - t0) / 1000);
     }
   }
   return { entities, ...best };
 }
 
+/** As a process, like the peers: `linework plot FILE OUT` (node start-up included). */
+function lineworkCli(file: string, f: Format): Timing {
+  const bin = join(root, 'packages/server/bin/linework.js');
+  if (!existsSync(join(root, 'packages/server/dist/cli.js'))) return { seconds: NaN, ok: false, note: 'not built (npx tsc -b)' };
+  const args = [bin, 'plot', file, join(out, `${basename(file, '.dxf')}.cli.${f}`), '--paper', PAPER];
+  if (f === 'png') args.push('--width', String(PNG_WIDTH));
+  return timeCmd(process.execPath, args);
+}
+
 function fmt(s: number): string {
   return s < 1 ? `${(s * 1000).toFixed(0)} ms` : `${s.toFixed(2)} s`;
+}
+
+function cell(t: Timing): string {
+  return t.ok ? fmt(t.seconds) : t.note;
+}
+
+function ratio(peer: Timing, ours: Timing): string {
+  return peer.ok && ours.ok ? `${(peer.seconds / ours.seconds).toFixed(1)}x` : '–';
 }
 
 async function main(): Promise<void> {
@@ -125,24 +156,28 @@ async function main(): Promise<void> {
   files.push(gen);
 
   const rows: string[] = [];
-  rows.push('| drawing | size | entities (model) | Linework read | Linework PDF | Linework SVG | Linework PNG (2000 px) | ezdxf draw (PNG) | LibreCAD dxf2pdf | vs ezdxf | vs LibreCAD |');
-  rows.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  rows.push('| drawing | format | Linework in process (read + plot) | Linework CLI process | ezdxf draw | LibreCAD dxf2pdf | ezdxf / Linework CLI | LibreCAD / Linework CLI |');
+  rows.push('|---|---|---:|---:|---:|---:|---:|---:|');
   for (const file of files) {
-    const lw = await lineworkTimes(file);
-    let ez = { seconds: NaN, ok: false, note: 'not run' };
-    let lc = { seconds: NaN, ok: false, note: 'not run' };
-    if (peers) {
-      ez = existsSync(PY) ? timeCmd(PY, ['-m', 'ezdxf', 'draw', '-o', join(out, `${basename(file, '.dxf')}.ezdxf.png`), file], { MPLBACKEND: 'Agg' }) : { seconds: NaN, ok: false, note: 'no python3' };
-      lc = timeCmd('librecad', ['dxf2pdf', '-a', '-o', join(out, `${basename(file, '.dxf')}.librecad.pdf`), file], { QT_QPA_PLATFORM: 'offscreen' });
+    const name = basename(file, '.dxf');
+    const inProc = await lineworkInProcess(file);
+    const label = `${basename(file)} (${(statSync(file).size / 1e6).toFixed(1)} MB, ${inProc.entities} model entities; read ${fmt(inProc.read)})`;
+    for (const f of FORMATS) {
+      const cli = lineworkCli(file, f);
+      let ez: Timing = { seconds: NaN, ok: false, note: 'not run' };
+      let lc: Timing = { seconds: NaN, ok: false, note: f === 'pdf' ? 'not run' : 'PDF only' };
+      if (peers) {
+        ez = existsSync(PY) ? timeCmd(PY, ['-m', 'ezdxf', 'draw', '-o', join(out, `${name}.ezdxf.${f}`), file], { MPLBACKEND: 'Agg' }) : { seconds: NaN, ok: false, note: 'no python3' };
+        if (f === 'pdf') lc = timeCmd('librecad', ['dxf2pdf', '-a', '-o', join(out, `${name}.librecad.pdf`), file], { QT_QPA_PLATFORM: 'offscreen' });
+      }
+      rows.push(`| ${label} | ${f.toUpperCase()}${f === 'png' ? ` (${PNG_WIDTH} px wide)` : ''} | ${fmt(inProc[f])} | ${cell(cli)} | ${cell(ez)} | ${cell(lc)} | ${ratio(ez, cli)} | ${f === 'pdf' ? ratio(lc, cli) : '–'} |`);
+      console.error(rows[rows.length - 1]);
     }
-    const slowest = Math.max(lw.pdf, lw.svg, lw.png);
-    const ratio = (peer: { seconds: number; ok: boolean; note: string }, ours: number): string =>
-      peer.ok ? `${(peer.seconds / ours).toFixed(1)}x` : '–';
-    rows.push(
-      `| ${basename(file)} | ${(statSync(file).size / 1e6).toFixed(1)} MB | ${lw.entities} | ${fmt(lw.read)} | ${fmt(lw.pdf)} | ${fmt(lw.svg)} | ${fmt(lw.png)} | ${ez.ok ? fmt(ez.seconds) : ez.note} | ${lc.ok ? fmt(lc.seconds) : lc.note} | ${ratio(ez, lw.png)} (PNG) | ${ratio(lc, lw.pdf)} (PDF); slowest format ${fmt(slowest)} |`,
-    );
   }
-  console.log('Linework times include reading the DXF (best of 3 runs, in-process); peers are timed as processes (wall clock).\n');
+  console.log('Wall clock on a shared machine (other jobs on the same 2 cores: figures are noisy). Linework in process: best');
+  console.log(`of ${quick ? 1 : 3} runs of read + plot; Linework CLI, ezdxf (\`python3 -m ezdxf draw -o OUT\`, matplotlib, its default 300 dpi for`);
+  console.log('PNG) and LibreCAD (`librecad dxf2pdf -a`) are single runs timed as processes, start-up included. Model space');
+  console.log(`fitted to the page by every tool (Linework: --paper ${PAPER}).\n`);
   console.log(rows.join('\n'));
 }
 

@@ -2,7 +2,6 @@
 // display -> paper transform is applied here, so precision does not depend on drawing units),
 // text in embedded DejaVu Sans, images through pdfkit's image support, clips as W* paths.
 import { readFileSync } from 'node:fs';
-import PDFDocument from 'pdfkit';
 import { rgbTriple } from './colors.js';
 import type { Prim } from './display-list.js';
 import { fontFile, fontMetrics } from './font.js';
@@ -33,6 +32,9 @@ function colorOp(c: number, stroke: boolean): string {
 
 /** Renders pages into one PDF document (one PDF page per page). */
 export async function pagesToPdf(pages: Page[], opts: PdfOptions = {}): Promise<Buffer> {
+  // loaded on first use: pdfkit costs a quarter of a second at start-up, which SVG / PNG plots
+  // and every server start would pay for nothing
+  const { default: PDFDocument } = await import('pdfkit');
   const doc = new PDFDocument({ autoFirstPage: false, compress: true, info: { Title: opts.title ?? 'Linework plot', Producer: 'Linework', Creator: 'Linework' } }) as RawDoc;
   const chunks: Buffer[] = [];
   const done = new Promise<Buffer>((resolve, reject) => {
