@@ -71,6 +71,7 @@ export const MESSAGES = {
   tokenIdentity: 'Token lacks a string sub or org claim',
   identityUnavailable: 'Identity provider unavailable',
   malformedJson: 'Malformed JSON in request body',
+  unknownAuditCursor: 'Invalid before: no audit record with this id in your organization',
   internal: 'Internal server error',
 } as const;
 

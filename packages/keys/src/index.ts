@@ -6,7 +6,8 @@ export { buildServer, allRoutes, API_VERSION, SERVICE_VERSION, type ServerOption
 export { loadConfig, resolveAuth, signingSecret, readOrCreateDevSecret, ConfigError, type Config, type DatabaseConfig } from './config.js';
 export { createAuthenticator, mintToken, requireRole, roleRank, ROLES, type Authenticator, type Identity, type Role, type AuthSettings } from './auth.js';
 export { createLogger, scrubSecrets } from './logger.js';
-export { KeyService, encodeCursor, decodeCursor, type VerifyOutcome } from './service.js';
+export { KeyService, type VerifyOutcome } from './service.js';
+export { VerificationBatcher } from './verifier.js';
 export { PermissionSet, parseAllowedPermissions, invalidPermissionsMessage, DEFAULT_PERMISSIONS } from './permissions.js';
 export { ApiError, toErrorResponse, MESSAGES, type ErrorCode } from './errors.js';
 export { generateRawKey, hashKey, keyPrefixOf, expiresAtFor, RAW_KEY_PATTERN, EXPIRY_CHOICES, type ExpiresIn } from './keys.js';

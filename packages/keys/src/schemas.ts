@@ -38,7 +38,7 @@ export type VerifyApiKeyBody = z.output<typeof VerifyApiKeyBody>;
 export const AuditLogQuery = z.object({
   action: z.enum(AUDIT_ACTIONS).optional(),
   limit: z.coerce.number().int().min(1).max(500).default(50),
-  before: z.string().min(1).optional().meta({ description: 'The `nextCursor` of the previous page.' }),
+  before: z.uuid().optional().meta({ description: 'Cursor: the id of the last (oldest) record of the previous page; only older records are returned.' }),
 });
 export type AuditLogQuery = z.output<typeof AuditLogQuery>;
 
@@ -123,12 +123,6 @@ export const AuditLogEntry = z
     createdAt: timestamp,
   })
   .strict();
-export const AuditLogsResponse = z
-  .object({
-    success: z.literal(true),
-    data: z.array(AuditLogEntry),
-    nextCursor: z.string().nullable().meta({ description: 'Pass as `before` for the next page; null on the last page.' }),
-  })
-  .strict();
+export const AuditLogsResponse = z.object({ success: z.literal(true), data: z.array(AuditLogEntry) }).strict();
 
 export const HealthResponse = z.object({ success: z.literal(true), data: z.object({ status: z.literal('ok'), database: z.enum(['sqlite', 'postgres']) }).strict() }).strict();

@@ -114,6 +114,14 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
 
   // Bodies are JSON only: anything else is refused (415) rather than parsed as a string.
   app.removeContentTypeParser('text/plain');
+  // Routes without a body (GET, DELETE) ignore an empty one even when a client labels it JSON, as
+  // many HTTP clients do by default; routes that take a body still refuse an empty one.
+  const json = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '' && !(request.routeOptions.config as { takesBody?: boolean }).takesBody) return done(null, undefined);
+    json(request, body as string, done);
+  });
   app.decorateRequest('identity', null);
   let closing = false;
   app.addHook('preClose', (done) => {
@@ -153,6 +161,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     app.route({
       method: route.method,
       url: route.url,
+      config: { takesBody: route.body !== undefined },
       // Authenticate before the body is read, so anonymous callers cannot make us parse 64 KiB.
       ...(minRole
         ? {
@@ -171,6 +180,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
           identity: request.identity,
           deps,
         });
+        if (result.headers) void reply.headers(result.headers);
         return reply.code(result.status).send(result.body);
       },
     });

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError, MESSAGES, keyLimitMessage } from './errors.js';
-import { expiresAtFor, generateRawKey, hashKey, isExpired, keyPrefixOf, RAW_KEY_PATTERN, type ExpiresIn } from './keys.js';
+import { expiresAtFor, generateRawKey, hashKey, keyPrefixOf, RAW_KEY_PATTERN, type ExpiresIn } from './keys.js';
 import { PermissionSet, invalidPermissionsMessage } from './permissions.js';
-import type { VerifyFailureCode } from './schemas.js';
 import type { ApiKeyRecord, AuditAction, AuditEntry, AuditLevel, KeyStore, KeyStoreTx, Owner } from './store/types.js';
+import { VerificationBatcher, type VerifyOutcome } from './verifier.js';
+
+export type { VerifyOutcome };
 
 export interface KeyServiceOptions {
   store: KeyStore;
@@ -12,18 +14,13 @@ export interface KeyServiceOptions {
   now?: () => Date;
 }
 
-export type VerifyOutcome =
-  | { valid: true; id: string; userId: string; organizationId: string; permissions: string[]; expiresAt: string | null }
-  | { valid: false; code: VerifyFailureCode };
-
 export interface AuditPageResult {
   entries: AuditEntry[];
-  nextCursor: string | null;
+  /** Whether older entries follow the last one of the page. */
+  more: boolean;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-/** A verification retries when the key changes between its read and its count. */
-const VERIFY_ATTEMPTS = 5;
 
 /**
  * The rules of the key service: ownership, normalisation, limits, the audit trail and the
@@ -34,12 +31,14 @@ export class KeyService {
   readonly permissions: PermissionSet;
   private readonly maxActive: number;
   private readonly now: () => Date;
+  private readonly verifier: VerificationBatcher;
 
   constructor(options: KeyServiceOptions) {
     this.store = options.store;
     this.permissions = options.permissions;
     this.maxActive = options.maxActiveKeysPerOwner;
     this.now = options.now ?? (() => new Date());
+    this.verifier = new VerificationBatcher(this.store, this.now);
   }
 
   /** Throws when the database does not answer. */
@@ -126,39 +125,21 @@ export class KeyService {
   }
 
   /**
-   * find by hash -> active? -> expired? -> permissions -> count the use. The count is one guarded
-   * UPDATE in the database, so concurrent verifications in any number of processes all add up, and
-   * a key revoked between the read and the count is not counted (the decision is taken again).
+   * find by hash -> active? -> expired? -> permissions -> count the use. Verifications arriving
+   * together share their reads and their counting writes (see {@link VerificationBatcher}); every
+   * answer still rests on a read made after the request arrived, and a valid answer is sent only once
+   * its count is committed.
    */
   async verify(key: string, requested: string[] | undefined): Promise<VerifyOutcome> {
     const needed = requested && requested.length > 0 ? this.normalise(requested, false) : [];
     if (!RAW_KEY_PATTERN.test(key)) return { valid: false, code: 'NOT_FOUND' };
-    const keyHash = hashKey(key);
-    for (let attempt = 0; attempt < VERIFY_ATTEMPTS; attempt++) {
-      const record = await this.store.findKeyByHash(keyHash);
-      const now = this.now();
-      if (!record) return { valid: false, code: 'NOT_FOUND' };
-      if (!record.isActive) return { valid: false, code: 'REVOKED' };
-      if (isExpired(record.expiresAt, now)) return { valid: false, code: 'EXPIRED' };
-      if (!needed.every((p) => record.permissions.includes(p))) return { valid: false, code: 'INSUFFICIENT_PERMISSIONS' };
-      if (await this.store.recordKeyUse(record, now)) {
-        return {
-          valid: true,
-          id: record.id,
-          userId: record.userId,
-          organizationId: record.organizationId,
-          permissions: record.permissions,
-          expiresAt: record.expiresAt,
-        };
-      }
-    }
-    throw new ApiError('SERVICE_UNAVAILABLE', 'The key changed repeatedly during verification; retry');
+    return this.verifier.submit(hashKey(key), needed);
   }
 
   async auditLogs(organizationId: string, query: { action?: AuditAction | undefined; limit: number; before?: string | undefined }): Promise<AuditPageResult> {
-    const beforeSeq = query.before === undefined ? undefined : decodeCursor(query.before);
-    const page = await this.store.listAuditLogs({ organizationId, action: query.action, limit: query.limit, beforeSeq });
-    return { entries: page.entries, nextCursor: page.nextSeq === null ? null : encodeCursor(page.nextSeq) };
+    const page = await this.store.listAuditLogs({ organizationId, action: query.action, limit: query.limit, before: query.before });
+    if ('unknownCursor' in page) throw new ApiError('BAD_REQUEST', MESSAGES.unknownAuditCursor);
+    return page;
   }
 
   private normalise(submitted: string[], withAllowed: boolean): string[] {
@@ -184,20 +165,4 @@ export class KeyService {
       createdAt: at.toISOString(),
     });
   }
-}
-
-/**
- * Cursors are opaque to clients: a versioned tag around the entry's insertion position, so the
- * format can change without breaking the contract.
- */
-const CURSOR = /^c1\.([1-9]\d{0,15})$/;
-
-export function encodeCursor(seq: number): string {
-  return Buffer.from(`c1.${seq}`).toString('base64url');
-}
-
-export function decodeCursor(cursor: string): number {
-  const match = CURSOR.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!match) throw new ApiError('BAD_REQUEST', 'Invalid cursor in before: pass the nextCursor of a previous page');
-  return Number(match[1]);
 }

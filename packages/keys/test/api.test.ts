@@ -432,6 +432,15 @@ function suite(backend: Backend) {
       expect(listed[0].isActive).toBe(false);
     });
 
+    it('ignores an empty body labelled application/json, as some clients send on DELETE', async () => {
+      const alice = await caller();
+      const k = await create(alice);
+      const opts = { token: alice.jwt, raw: '' };
+      expect((await api.request('DELETE', `/api-keys/${k.id}`, opts)).body).toEqual({ success: true, message: 'API key revoked' });
+      expect((await api.request('GET', '/api-keys', { token: alice.jwt, headers: { 'content-type': 'application/json' } })).status).toBe(200);
+      expect((await api.request('DELETE', `/api-keys/${k.id}/permanent`, opts)).body).toEqual({ success: true, message: 'API key permanently removed' });
+    });
+
     it("answers 404 for an unknown id and for another user's or organization's key", async () => {
       const alice = await caller();
       const bob = await caller('ADMIN', alice.org);
@@ -495,7 +504,9 @@ function suite(backend: Backend) {
         expect(e.createdAt).toBe(new Date(Date.parse(e.createdAt)).toISOString());
       }
       expect(new Set(entries.map((e) => e.id)).size).toBe(5);
-      expect(res.body.nextCursor).toBeNull();
+      // The envelope of DECISIONS.md exactly; no next page.
+      expect(Object.keys(res.body).sort()).toEqual(['data', 'success']);
+      expect(res.headers.get('link')).toBeNull();
     });
 
     it("is scoped to the caller's organization (all users of it), newest first", async () => {
@@ -519,36 +530,52 @@ function suite(backend: Backend) {
 
       const first = await api.get('/audit-logs', admin.jwt);
       expect(first.body.data).toHaveLength(50);
-      expect(typeof first.body.nextCursor).toBe('string');
+      expect(Object.keys(first.body).sort()).toEqual(['data', 'success']);
+      const oldest = first.body.data[49].id;
+      expect(first.headers.get('link')).toBe(`</audit-logs?limit=50&before=${oldest}>; rel="next"`);
       const revokes = await audit(admin, '?action=API_KEY_REVOKE');
       expect(revokes.map((e) => e.meta.apiKeyId)).toEqual([keys[2]!.id, keys[1]!.id, keys[0]!.id]);
 
-      // Walk all 58 records 7 at a time: no gaps, no repeats, newest first throughout.
+      // Walk all 58 records 7 at a time, each page's last id as the next cursor: no gaps, no repeats.
       const seen: string[] = [];
-      let cursor: string | null = null;
+      let before: string | null = null;
       let pages = 0;
-      do {
-        const res: Reply = await api.get(`/audit-logs?limit=7${cursor ? `&before=${encodeURIComponent(cursor)}` : ''}`, admin.jwt);
+      for (;;) {
+        const res: Reply = await api.get(`/audit-logs?limit=7${before ? `&before=${before}` : ''}`, admin.jwt);
         expect(res.status).toBe(200);
         seen.push(...res.body.data.map((e: any) => e.id));
-        cursor = res.body.nextCursor;
         pages++;
-      } while (cursor);
+        const link = res.headers.get('link');
+        if (!link) break;
+        before = res.body.data[res.body.data.length - 1].id;
+        expect(link).toBe(`</audit-logs?limit=7&before=${before}>; rel="next"`);
+      }
       expect(pages).toBe(Math.ceil(58 / 7));
       const all = await audit(admin, '?limit=500');
       expect(all).toHaveLength(58);
       expect(seen).toEqual(all.map((e) => e.id));
       expect(all.slice(0, 3).every((e) => e.action === 'API_KEY_REVOKE')).toBe(true);
+      // Any record id works as a cursor, also without a Link to follow.
+      expect((await audit(admin, `?before=${all[10]!.id}&limit=500`)).map((e) => e.id)).toEqual(all.slice(11).map((e) => e.id));
 
       const filteredPage = await api.get('/audit-logs?action=API_KEY_CREATE&limit=50', admin.jwt);
-      const rest = await audit(admin, `?action=API_KEY_CREATE&limit=50&before=${encodeURIComponent(filteredPage.body.nextCursor)}`);
+      const next = /^<([^>]+)>; rel="next"$/.exec(filteredPage.headers.get('link') ?? '')![1]!;
+      expect(next).toContain('action=API_KEY_CREATE');
+      const rest = (await api.get(next, admin.jwt)).body.data as Array<Record<string, any>>;
       expect(rest).toHaveLength(5);
       expect(rest.every((e) => e.action === 'API_KEY_CREATE')).toBe(true);
 
       expectError(await api.get('/audit-logs?limit=501', admin.jwt), 400, { formErrors: [], fieldErrors: { limit: ['Too big: expected number to be <=500'] } });
       expectError(await api.get('/audit-logs?limit=0', admin.jwt), 400, { formErrors: [], fieldErrors: { limit: ['Too small: expected number to be >=1'] } });
       expect((await api.get('/audit-logs?action=DELETE_EVERYTHING', admin.jwt)).status).toBe(400);
-      expectError(await api.get('/audit-logs?before=garbage', admin.jwt), 400, 'Invalid cursor in before: pass the nextCursor of a previous page');
+      expectError(await api.get('/audit-logs?before=garbage', admin.jwt), 400, { formErrors: [], fieldErrors: { before: ['Invalid UUID'] } });
+      const noSuchRecord = 'Invalid before: no audit record with this id in your organization';
+      expectError(await api.get(`/audit-logs?before=${randomUUID()}`, admin.jwt), 400, noSuchRecord);
+      // A record of another organization is no cursor here.
+      const outsider = await caller('DEVELOPER');
+      await create(outsider);
+      const foreign = (await audit(await caller('ADMIN', outsider.org)))[0]!.id;
+      expectError(await api.get(`/audit-logs?before=${foreign}`, admin.jwt), 400, noSuchRecord);
     });
 
     it('writes no record for a refused mutation', async () => {
@@ -569,16 +596,25 @@ function suite(backend: Backend) {
       const admin = await caller('ADMIN', alice.org);
       const survivor = await create(alice, { name: 'survivor' });
       await api.patch(`/api-keys/${survivor.id}`, { name: 'FAIL-AUDIT victim', permissions: ['drawings:read'] }, alice.jwt);
+      const revoked = await create(alice, { name: 'FAIL-AUDIT revoked' });
+      await api.delete(`/api-keys/${revoked.id}`, alice.jwt);
       await backend.exec(backend.failingAuditTriggerSql);
       try {
+        // Update (audited under the name before the change): name, permissions and expiry stay.
+        expectError(await api.patch(`/api-keys/${survivor.id}`, { name: 'renamed', permissions: ['*'], expiresIn: '30d' }, alice.jwt), 500, 'Internal server error');
+        // Permanent removal: the revoked record stays.
+        expectError(await api.delete(`/api-keys/${revoked.id}/permanent`, alice.jwt), 500, 'Internal server error');
         // Creation: the key row must not survive its failed audit insert.
         expectError(await api.post('/api-keys', { name: 'FAIL-AUDIT create' }, alice.jwt), 500, 'Internal server error');
         // Revocation: the key must stay active.
         expectError(await api.delete(`/api-keys/${survivor.id}`, alice.jwt), 500, 'Internal server error');
         const keys = (await api.get('/api-keys', alice.jwt)).body.data;
-        expect(keys.map((k: any) => [k.name, k.isActive])).toEqual([['FAIL-AUDIT victim', true]]);
+        expect(keys.map((k: any) => [k.name, k.isActive, k.permissions, k.expiresAt])).toEqual([
+          ['FAIL-AUDIT revoked', false, [], null],
+          ['FAIL-AUDIT victim', true, ['drawings:read'], null],
+        ]);
         expect((await api.post('/api-keys/verify', { key: survivor.rawKey })).body.data.valid).toBe(true);
-        expect((await audit(admin)).map((e) => e.action)).toEqual(['API_KEY_UPDATE', 'API_KEY_CREATE']);
+        expect((await audit(admin)).map((e) => e.action)).toEqual(['API_KEY_REVOKE', 'API_KEY_CREATE', 'API_KEY_UPDATE', 'API_KEY_CREATE']);
       } finally {
         await backend.exec('DROP TRIGGER fail_audit' + (backend.name === 'postgres' ? ' ON audit_logs; DROP FUNCTION fail_audit()' : ''));
       }
@@ -666,6 +702,69 @@ function suite(backend: Backend) {
       const results = await Promise.all(Array.from({ length: 20 }, () => api.post('/api-keys/verify', { key: k.rawKey, permissions: ['plots:create'] })));
       expect(results.every((r) => r.status === 200 && r.body.data.valid === true)).toBe(true);
       expect((await api.get('/api-keys', alice.jwt)).body.data[0].requestCount).toBe(20);
+    });
+
+    it('decides and counts each of many parallel verifications of several keys on its own', async () => {
+      const alice = await caller();
+      const bob = await caller();
+      const a = await create(alice, { name: 'a', permissions: ['drawings:read'] });
+      const b = await create(bob, { name: 'b', permissions: ['*'] });
+      const revoked = await create(alice, { name: 'revoked' });
+      await api.delete(`/api-keys/${revoked.id}`, alice.jwt);
+      const unknown = `lwk_${randomBytes(24).toString('hex')}`;
+      const cases: Array<[Record<string, unknown>, Record<string, unknown>]> = [
+        [{ key: a.rawKey }, { valid: true, id: a.id, userId: alice.sub }],
+        [{ key: a.rawKey, permissions: ['drawings:read'] }, { valid: true, id: a.id }],
+        [{ key: a.rawKey, permissions: ['plots:create'] }, { valid: false, code: 'INSUFFICIENT_PERMISSIONS' }],
+        [{ key: b.rawKey, permissions: ['plots:create'] }, { valid: true, id: b.id, userId: bob.sub, organizationId: bob.org }],
+        [{ key: revoked.rawKey }, { valid: false, code: 'REVOKED' }],
+        [{ key: unknown }, { valid: false, code: 'NOT_FOUND' }],
+      ];
+      const calls = Array.from({ length: 60 }, (_, i) => cases[i % cases.length]!);
+      const results = await Promise.all(calls.map(([body]) => api.post('/api-keys/verify', body)));
+      results.forEach((r, i) => {
+        expect(r.status).toBe(200);
+        expect(r.body.data).toMatchObject(calls[i]![1]);
+      });
+      const count = async (who: Caller, id: string) => (await api.get('/api-keys', who.jwt)).body.data.find((k: any) => k.id === id).requestCount;
+      expect(await count(alice, a.id)).toBe(20);
+      expect(await count(bob, b.id)).toBe(10);
+      expect(await count(alice, revoked.id)).toBe(0);
+    });
+
+    it('refuses a key on every request answered after its revocation, and counts only valid answers', async () => {
+      const alice = await caller();
+      const k = await create(alice);
+      const verify = async () => ({ data: (await api.post('/api-keys/verify', { key: k.rawKey })).body.data });
+      const early = Array.from({ length: 30 }, verify);
+      const revocation = api.delete(`/api-keys/${k.id}`, alice.jwt);
+      const racing = Array.from({ length: 30 }, verify);
+      expect((await revocation).status).toBe(200);
+      // Sent once the revocation was answered: refused, whichever batch they land in.
+      const late = Array.from({ length: 10 }, verify);
+      const results = await Promise.all([...early, ...racing, ...late]);
+      for (const r of results.slice(60)) expect(r.data).toEqual({ valid: false, code: 'REVOKED' });
+      const valid = results.filter((r) => r.data.valid === true).length;
+      expect(results.every((r) => r.data.valid === true || r.data.code === 'REVOKED')).toBe(true);
+      expect((await api.get('/api-keys', alice.jwt)).body.data[0].requestCount).toBe(valid);
+    });
+
+    it('treats an expired key as still active for PATCH and revoke, and valid again once renewed', async () => {
+      const alice = await caller();
+      const k = await create(alice, { name: 'old', expiresIn: '30d' });
+      const past = new Date(Date.now() - 1000).toISOString();
+      await backend.exec('UPDATE api_keys SET expires_at = $1 WHERE id = $2'.replace(/\$\d/g, backend.name === 'sqlite' ? '?' : '$&'), [past, k.id]);
+      expect((await api.post('/api-keys/verify', { key: k.rawKey })).body.data).toEqual({ valid: false, code: 'EXPIRED' });
+      const listed = (await api.get('/api-keys', alice.jwt)).body.data[0];
+      expect(listed).toMatchObject({ isActive: true, expiresAt: past, requestCount: 0 });
+      // A PATCH without expiresIn keeps the past expiry; with one it renews the key.
+      const kept = await api.patch(`/api-keys/${k.id}`, { name: 'still expired', permissions: [] }, alice.jwt);
+      expect(kept.body.data.expiresAt).toBe(past);
+      expect((await api.post('/api-keys/verify', { key: k.rawKey })).body.data).toEqual({ valid: false, code: 'EXPIRED' });
+      const renewed = await api.patch(`/api-keys/${k.id}`, { name: 'renewed', permissions: [], expiresIn: '30d' }, alice.jwt);
+      expect(Date.parse(renewed.body.data.expiresAt)).toBeGreaterThan(Date.now());
+      expect((await api.post('/api-keys/verify', { key: k.rawKey })).body.data.valid).toBe(true);
+      expect((await api.delete(`/api-keys/${k.id}`, alice.jwt)).status).toBe(200);
     });
   });
 

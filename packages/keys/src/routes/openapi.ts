@@ -50,7 +50,10 @@ export function buildOpenApiDocument(routes: RouteSpec<any, any>[], info: { vers
     for (const [status, spec] of Object.entries(route.responses)) {
       responses[status] = {
         description: spec.description,
-        headers: { 'API-Version': { $ref: '#/components/headers/API-Version' } },
+        headers: {
+          'API-Version': { $ref: '#/components/headers/API-Version' },
+          ...Object.fromEntries(Object.entries(spec.headers ?? {}).map(([name, description]) => [name, { description, schema: { type: 'string' } }])),
+        },
         ...(spec.schema ? { content: { 'application/json': { schema: jsonSchema(spec.schema, 'output') } } } : {}),
       };
     }

@@ -18,11 +18,14 @@ export interface RouteContext<B, Q> {
 export interface RouteResult {
   status: number;
   body: unknown;
+  headers?: Record<string, string>;
 }
 
 export interface ResponseSpec {
   description: string;
   schema?: z.ZodType;
+  /** Response headers besides API-Version, by name, with their description. */
+  headers?: Record<string, string>;
 }
 
 /**

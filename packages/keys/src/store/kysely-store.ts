@@ -1,4 +1,4 @@
-import { sql, type CompiledQuery, type Compilable, type Kysely, type Transaction } from 'kysely';
+import { sql, type CompiledQuery, type Compilable, type Expression, type Kysely, type SqlBool, type Transaction } from 'kysely';
 import type { Database } from './migrations.js';
 import type {
   ApiKeyChanges,
@@ -9,6 +9,7 @@ import type {
   AuditQuery,
   Dialect,
   KeyStore,
+  KeyUse,
   KeyStoreTx,
   Owner,
 } from './types.js';
@@ -21,6 +22,21 @@ export interface DialectHooks {
   /** Row locks (`for update`) exist on PostgreSQL; SQLite write transactions already lock the file. */
   rowLocks: boolean;
   lockOwner(trx: Transaction<Database>, owner: Owner): Promise<void>;
+  /** `key_hash` is one of the hashes bound to `list` (one parameter, so one statement text). */
+  hashIn(list: string): Expression<SqlBool>;
+  /** How a list of hashes is bound to the parameter of {@link hashIn}. */
+  hashList(hashes: string[]): unknown;
+  /**
+   * How the counting statements of one batch run: in one transaction (SQLite: one write lock, one
+   * commit), or side by side as separate statements (PostgreSQL: each locks one row, so processes
+   * counting the same keys in another order cannot deadlock).
+   */
+  countInOneTransaction: boolean;
+  /**
+   * Lets a counting statement commit without waiting for its WAL flush (PostgreSQL): a commit that
+   * waits for the disk costs milliseconds, and the count only feeds `requestCount`/`lastUsed`.
+   */
+  relaxedCountCommit: boolean;
 }
 
 const KEY_COLUMNS = [
@@ -133,19 +149,26 @@ function prepare<A extends Record<string, unknown>>(query: Compilable<unknown>):
 
 export class KyselyKeyStore implements KeyStore {
   readonly dialect: Dialect;
-  private readonly findByHash: (args: { hash: string }) => CompiledQuery;
-  private readonly countUse: (args: { id: string; now: string; permissions: string }) => CompiledQuery;
+  private readonly findByHashes: (args: { hashes: unknown }) => CompiledQuery;
+  private readonly countUses: (args: { id: string; now: string; permissions: string; count: number }) => CompiledQuery;
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly hooks: DialectHooks,
   ) {
     this.dialect = hooks.dialect;
-    this.findByHash = prepare(db.selectFrom('api_keys').select(KEY_COLUMNS).where('key_hash', '=', slot('hash')));
-    this.countUse = prepare(
-      db
-        .updateTable('api_keys')
-        .set({ request_count: sql`request_count + 1`, last_used: slot('now') })
+    this.findByHashes = prepare(db.selectFrom('api_keys').select(KEY_COLUMNS).where(hooks.hashIn(slot('hashes'))));
+    const counting = hooks.relaxedCountCommit
+      ? // set_config(..., true) lasts until the end of this statement's own transaction only.
+        db.updateTable('api_keys').from(sql`(select set_config('synchronous_commit', 'off', true))`.as('relaxed'))
+      : db.updateTable('api_keys');
+    this.countUses = prepare(
+      counting
+        .set({
+          request_count: sql`request_count + ${slot('count')}`,
+          // Batches can commit out of order; last use only ever moves forward.
+          last_used: sql`case when last_used is null or last_used < ${slot('now')} then ${slot('now')} else last_used end`,
+        })
         .where('id', '=', slot('id'))
         .where('is_active', '=', hooks.bool(true))
         .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', slot('now'))]))
@@ -155,7 +178,7 @@ export class KyselyKeyStore implements KeyStore {
 
   /** The SQL text of the per-verification statements, for drivers that prepare them natively. */
   hotStatements(): string[] {
-    return [this.findByHash({ hash: '' }).sql, this.countUse({ id: '', now: '', permissions: '' }).sql];
+    return [this.findByHashes({ hashes: [] }).sql, this.countUses({ id: '', now: '', permissions: '', count: 0 }).sql];
   }
 
   async transaction<T>(work: (tx: KeyStoreTx) => Promise<T>): Promise<T> {
@@ -174,27 +197,43 @@ export class KyselyKeyStore implements KeyStore {
     return rows.map((r) => toKey(r as KeyRow));
   }
 
-  async findKeyByHash(keyHash: string): Promise<ApiKeyRecord | null> {
-    const { rows } = await this.db.executeQuery<KeyRow>(this.findByHash({ hash: keyHash }));
-    return rows[0] ? toKey(rows[0]) : null;
+  async findKeysByHash(keyHashes: string[]): Promise<ApiKeyRecord[]> {
+    if (keyHashes.length === 0) return [];
+    const { rows } = await this.db.executeQuery<KeyRow>(this.findByHashes({ hashes: this.hooks.hashList(keyHashes) }));
+    return rows.map(toKey);
   }
 
-  async recordKeyUse(key: ApiKeyRecord, now: Date): Promise<boolean> {
-    const result = await this.db.executeQuery(
-      this.countUse({ id: key.id, now: now.toISOString(), permissions: JSON.stringify(key.permissions) }),
-    );
-    return (result.numAffectedRows ?? 0n) > 0n;
+  async recordKeyUses(uses: KeyUse[], now: Date): Promise<boolean[]> {
+    const at = now.toISOString();
+    const queries = uses.map((u) => this.countUses({ id: u.id, now: at, permissions: JSON.stringify(u.permissions), count: u.count }));
+    const counted = (r: { numAffectedRows?: bigint }) => (r.numAffectedRows ?? 0n) > 0n;
+    if (this.hooks.countInOneTransaction && queries.length > 1) {
+      return this.db.transaction().execute(async (trx) => {
+        const out: boolean[] = [];
+        for (const q of queries) out.push(counted(await trx.executeQuery(q)));
+        return out;
+      });
+    }
+    return Promise.all(queries.map(async (q) => counted(await this.db.executeQuery(q))));
   }
 
   async listAuditLogs(query: AuditQuery): Promise<AuditPage> {
     let q = this.db.selectFrom('audit_logs').select(AUDIT_COLUMNS).where('organization_id', '=', query.organizationId);
     if (query.action !== undefined) q = q.where('action', '=', query.action);
-    if (query.beforeSeq !== undefined) q = q.where('seq', '<', query.beforeSeq);
+    if (query.before !== undefined) {
+      // The cursor is a record of the caller's organization; anything else would leak or mislead.
+      const cursor = await this.db
+        .selectFrom('audit_logs')
+        .select('seq')
+        .where('id', '=', query.before)
+        .where('organization_id', '=', query.organizationId)
+        .executeTakeFirst();
+      if (!cursor) return { unknownCursor: true };
+      q = q.where('seq', '<', cursor.seq);
+    }
     // One row beyond the page tells whether another page follows.
     const rows = (await q.orderBy('seq', 'desc').limit(query.limit + 1).execute()) as AuditRow[];
-    const page = rows.slice(0, query.limit);
-    const last = page[page.length - 1];
-    return { entries: page.map(toAudit), nextSeq: rows.length > query.limit && last ? Number(last.seq) : null };
+    return { entries: rows.slice(0, query.limit).map(toAudit), more: rows.length > query.limit };
   }
 
   async ping(): Promise<void> {

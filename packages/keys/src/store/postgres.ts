@@ -92,6 +92,10 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       const key = `linework-keys:${owner.organizationId}:${owner.userId}`;
       await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
     },
+    hashIn: (list) => sql<boolean>`key_hash = any(${list}::text[])`,
+    hashList: (hashes) => hashes,
+    countInOneTransaction: false,
+    relaxedCountCommit: true,
   });
   for (const text of store.hotStatements()) hot.add(text);
   return store;

@@ -4,6 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import {
   CompiledQuery,
   Kysely,
+  sql,
   SqliteDialect,
   SqliteDriver,
   type DatabaseConnection,
@@ -89,5 +90,9 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<KeyS
     bool: (value) => (value ? 1 : 0),
     rowLocks: false,
     lockOwner: async () => {},
+    hashIn: (list) => sql<boolean>`key_hash in (select value from json_each(${list}))`,
+    hashList: (hashes) => JSON.stringify(hashes),
+    countInOneTransaction: true,
+    relaxedCountCommit: false,
   });
 }

@@ -51,14 +51,23 @@ export interface AuditQuery {
   organizationId: string;
   action?: AuditAction | undefined;
   limit: number;
-  /** Only entries older than the one with this position (the cursor). */
-  beforeSeq?: number | undefined;
+  /** Only entries older than the entry with this id (the cursor), which must be in the organization. */
+  before?: string | undefined;
 }
 
-export interface AuditPage {
-  entries: AuditEntry[];
-  /** Position of the last entry returned when more entries follow it; null on the last page. */
-  nextSeq: number | null;
+export type AuditPage =
+  | {
+      entries: AuditEntry[];
+      /** Whether older entries follow the last one returned. */
+      more: boolean;
+    }
+  | { unknownCursor: true };
+
+/** Uses of one key to count, valid only while the key still holds `permissions`. */
+export interface KeyUse {
+  id: string;
+  permissions: string[];
+  count: number;
 }
 
 /** Operations available inside one transaction. */
@@ -85,13 +94,15 @@ export interface KeyStore {
   transaction<T>(work: (tx: KeyStoreTx) => Promise<T>): Promise<T>;
   /** The owner's keys, newest first. */
   listKeys(owner: Owner): Promise<ApiKeyRecord[]>;
-  findKeyByHash(keyHash: string): Promise<ApiKeyRecord | null>;
+  /** The keys with these hashes (in no particular order), read from the database on every call. */
+  findKeysByHash(keyHashes: string[]): Promise<ApiKeyRecord[]>;
   /**
-   * Counts one use of `key` (request count + 1, last use = now) in a single statement, only if the
-   * stored key is still active, unexpired at `now` and holds the same permissions as `key`. Returns
-   * false when the key changed in between, so the caller can decide again on fresh data.
+   * Adds each use's count to its key's request count and moves last use forward to `now`, each in
+   * one guarded statement: only if the stored key is still active, unexpired at `now` and holds the
+   * same permissions as the use. The answer says, use by use, whether it was counted; a use that was
+   * not (the key changed in between) must be decided again on fresh data.
    */
-  recordKeyUse(key: ApiKeyRecord, now: Date): Promise<boolean>;
+  recordKeyUses(uses: KeyUse[], now: Date): Promise<boolean[]>;
   listAuditLogs(query: AuditQuery): Promise<AuditPage>;
   /** Throws when the database cannot be reached. */
   ping(): Promise<void>;
