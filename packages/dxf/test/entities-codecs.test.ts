@@ -1,8 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import '../src/entities/index.js';
 import { getDef } from '../src/defs/registry.js';
-import type { CodecContext, DxfRecord, Tag } from '../src/types.js';
+import { DXF_VERSIONS } from '../src/types.js';
+import type { AttrDef, CodecContext, DxfRecord, DxfVersion, Tag } from '../src/types.js';
+import { ENTITY_DEFS, subclassMarkersFor } from '../src/entities/index.js';
+import { readDxfSync, writeDxf } from '../src/index.js';
 import { Collect, T, norm, rec } from './entities-helpers.js';
+import { minimalDxf } from './helpers.js';
 
 const R2018: CodecContext = { version: 'AC1032' };
 const R2000: CodecContext = { version: 'AC1015' };
@@ -191,4 +195,64 @@ describe('LEADER, IMAGE, VIEWPORT, ATTRIB codecs', () => {
     const r = roundTrip('ATTDEF', 'AcDbAttributeDefinition', T(3, 'Enter', 2, 'T', 70, 0), R2000);
     expect(r.attrs).toMatchObject({ prompt: 'Enter', tag: 'T', flags: 0 });
   });
+});
+
+describe('attributes a file carries before their declared version', () => {
+  // AutoCAD writes some attributes in versions older than the one ezdxf (and our declarations) name,
+  // e.g. MTEXT background fill in R2004 and ATTRIB lock_position in R2007. Every declared attribute
+  // of every entity type, plain or read by a codec, must then come back from a same-version write.
+  const sample = (a: AttrDef): Tag[] => {
+    const v = a.kind === 'str' ? 'X' : a.kind === 'handle' ? 'AB' : a.kind === 'float' ? '1.5' : '1';
+    if (a.kind === 'point2') return [[a.code, '1.5'], [a.code + 10, '2.5']];
+    if (a.kind === 'point3' || a.kind === 'vec3') return [[a.code, '1.5'], [a.code + 10, '2.5'], [a.code + 20, '3.5']];
+    return [[a.code, v]];
+  };
+  const PARENTS: Record<string, [number, string][]> = {
+    VERTEX: [[0, 'POLYLINE'], [5, 'A1'], [100, 'AcDbEntity'], [8, '0'], [100, 'AcDb2dPolyline'], [66, '1'], [10, '0'], [20, '0'], [30, '0']],
+    ATTRIB: [[0, 'INSERT'], [5, 'A1'], [100, 'AcDbEntity'], [8, '0'], [100, 'AcDbBlockReference'], [66, '1'], [2, 'B'], [10, '0'], [20, '0'], [30, '0']],
+  };
+  const previous = (v: DxfVersion): DxfVersion => DXF_VERSIONS[DXF_VERSIONS.indexOf(v) - 1]!;
+  const cases: { type: string; marker: string; attr: AttrDef; version: DxfVersion }[] = [];
+  for (const [type, def] of Object.entries(ENTITY_DEFS)) {
+    const markers = subclassMarkersFor({ type, handle: '', owner: '', attrs: {} });
+    for (const sc of def.subclasses) {
+      if (!markers.includes(sc.marker)) continue;
+      for (const attr of sc.attrs) {
+        if (!attr.minVersion) continue;
+        const version = previous(attr.minVersion);
+        // markers (hence subclasses) exist from R13 on, and the type must exist in that version
+        if (version < 'AC1012' || (def.minVersion && def.minVersion > version)) continue;
+        cases.push({ type, marker: sc.marker, attr, version });
+      }
+    }
+  }
+
+  it('has cases for plain subclasses and codecs', () => {
+    expect(cases.some((c) => c.type === 'MTEXT' && c.attr.name === 'bg_fill')).toBe(true);
+    expect(cases.some((c) => c.type === 'ATTDEF' && c.attr.name === 'lock_position')).toBe(true);
+    expect(cases.some((c) => c.type === 'DIMENSION' && c.attr.name === 'attachment_point')).toBe(true);
+  });
+
+  for (const { type, marker, attr, version } of cases) {
+    it(`${type}.${attr.name} (${attr.code}) in ${version}`, () => {
+      const markers = subclassMarkersFor({ type, handle: '', owner: '', attrs: {} });
+      // VERTEX and ATTRIB only exist inside their parent
+      const parent = PARENTS[type];
+      const body: [number, string][] = [...(parent ?? []), [0, type], [5, 'A0'], [100, 'AcDbEntity'], [8, '0']];
+      for (const m of markers) {
+        body.push([100, m]);
+        if (m === marker) body.push(...sample(attr));
+      }
+      if (parent) body.push([0, 'SEQEND'], [5, 'A2'], [100, 'AcDbEntity'], [8, '0']);
+      const doc = readDxfSync(minimalDxf(body, version));
+      const again = readDxfSync(writeDxf(doc));
+      const find = (d: typeof doc) => d.modelSpace().entities.flatMap((e) => [e, ...(e.children ?? [])]).find((e) => e.handle === 'A0');
+      const first = find(doc)!;
+      expect(first, 'read').toBeDefined();
+      expect(find(again)).toEqual(first);
+      // kept as a tag of its subclass, not read as the attribute the version does not have
+      const kept = first.extra?.[marker] ?? [];
+      for (const t of sample(attr)) expect(kept, `${attr.name}`).toContainEqual(t);
+    });
+  }
 });

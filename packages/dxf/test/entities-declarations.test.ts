@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { getDef } from '../src/defs/registry.js';
-import { ENTITY_DEFS, STRUCTURED_ATTRS, declaredAttrs, entityAttr, subclassMarkersFor } from '../src/entities/index.js';
+import { ENTITY_COMMON, ENTITY_DEFS, STRUCTURED_ATTRS, declaredAttrs, entityAttr, subclassMarkersFor } from '../src/entities/index.js';
 import type { Entity } from '../src/types.js';
 
 const TYPES = [
@@ -9,6 +9,8 @@ const TYPES = [
 ];
 
 // ezdxf 0.18 dxfattribs per type (handle/owner and AcDbEntity excluded), from its DefSubclass tables.
+// One rename: ezdxf's 3DFACE `invisible` (code 70) is `invisible_edges`, as AcDbEntity's code 60 is
+// `invisible` and a record holds one value per name.
 const EZDXF: Record<string, string> = {
   LINE: 'start end thickness extrusion',
   CIRCLE: 'center radius elevation thickness extrusion',
@@ -27,7 +29,7 @@ const EZDXF: Record<string, string> = {
   HATCH: 'elevation extrusion pattern_name solid_fill associative hatch_style pattern_type pattern_angle pattern_scale pattern_double pixel_size',
   SOLID: 'vtx0 vtx1 vtx2 vtx3 elevation thickness extrusion',
   TRACE: 'vtx0 vtx1 vtx2 vtx3 elevation thickness extrusion',
-  '3DFACE': 'vtx0 vtx1 vtx2 vtx3 invisible',
+  '3DFACE': 'vtx0 vtx1 vtx2 vtx3 invisible_edges',
   DIMENSION: 'version geometry dimstyle defpoint text_midpoint insert dimtype attachment_point line_spacing_style line_spacing_factor actual_measurement unknown1 flip_arrow_1 flip_arrow_2 text oblique_angle text_rotation horizontal_direction extrusion defpoint2 defpoint3 angle defpoint4 leader_length defpoint5',
   LEADER: 'dimstyle has_arrowhead path_type annotation_type hookline_direction has_hookline text_height text_width block_color annotation_handle normal_vector horizontal_direction leader_offset_block_ref leader_offset_annotation_placement',
   IMAGE: 'class_version insert u_pixel v_pixel image_size image_def_handle flags clipping brightness contrast fade image_def_reactor_handle clipping_boundary_type count_boundary_points clip_mode',
@@ -48,7 +50,8 @@ describe('entity declarations', () => {
   it('has unique codes per plain subclass and consistent names per type', () => {
     for (const t of TYPES) {
       const def = getDef(t)!;
-      const byName = new Map<string, string>();
+      // AcDbEntity's names are taken too: one of a type's own with another tag would share its value
+      const byName = new Map<string, string>(ENTITY_COMMON.attrs.map((a) => [a.name, `${a.code}/${a.kind}`]));
       for (const sc of def.subclasses) {
         if (!sc.codec) {
           const codes = sc.attrs.map((a) => a.code);

@@ -4,7 +4,7 @@
 // MTEXT) is read for `attribute_type` and otherwise kept verbatim: the codec returns those tags,
 // and the writer puts them back right after the codec's output, i.e. in their place.
 import type { AttrDef, SubclassCodec, Tag } from '../types.js';
-import { codeTable, readDeclared, writeAttr } from './codec-util.js';
+import { codeTable, readDeclared, versionAtLeast, writeAttr } from './codec-util.js';
 
 const version: AttrDef = { name: 'version', code: 280, kind: 'int', default: 0, minVersion: 'AC1024' };
 const prompt: AttrDef = { name: 'prompt', code: 3, kind: 'str', default: '', required: true };
@@ -21,14 +21,18 @@ export const ACDB_ATTDEF_ATTRS: AttrDef[] = [version, prompt, tag, flags, fieldL
 function attribCodec(attrs: AttrDef[]): SubclassCodec {
   const byCode = codeTable(attrs.filter((a) => a.code !== 280 && a.code !== 71));
   return {
-    read(tags, rec) {
+    read(tags, rec, ctx) {
       const rest: Tag[] = [];
       const seen = new Set<string>();
+      // as readDeclared: a tag older files carry before its attribute's version is kept verbatim
+      // (AutoCAD writes lock_position in R2007), since the writer leaves the attribute out there
+      const has280 = versionAtLeast(ctx.version, lockPosition.minVersion);
+      const has71 = versionAtLeast(ctx.version, attributeType.minVersion);
       let i = 0;
       for (; i < tags.length; i++) {
         const [code, value] = tags[i]!;
         if (code === 101) break; // embedded object: keep the rest verbatim
-        if (code === 280) {
+        if (code === 280 && has280) {
           // before the tag string: version; after it: lock_position
           const name = seen.has('tag') || rec.attrs.version !== undefined ? 'lock_position' : 'version';
           if (rec.attrs[name] === undefined) {
@@ -36,12 +40,12 @@ function attribCodec(attrs: AttrDef[]): SubclassCodec {
             continue;
           }
         }
-        if (code === 71 && rec.attrs.attribute_type === undefined) {
+        if (code === 71 && has71 && rec.attrs.attribute_type === undefined) {
           rec.attrs.attribute_type = Number(value);
           i++;
           break; // the R2018 tail follows
         }
-        const j = readDeclared(tags, i, rec, byCode, seen);
+        const j = readDeclared(tags, i, rec, byCode, seen, ctx);
         if (j >= 0) {
           i = j - 1;
           continue;

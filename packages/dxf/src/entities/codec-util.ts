@@ -104,13 +104,17 @@ export function byName(attrs: AttrDef[]): Map<string, AttrDef> {
 /**
  * Reads tags[i] as a declared attribute when its code belongs to one not yet read. Returns the next
  * index, or -1 when the tag is not a declared attribute. Several attributes may share a code (the
- * first unread one wins, e.g. ATTRIB's two 280s).
+ * first unread one wins, e.g. ATTRIB's two 280s). An attribute newer than the file's version is not
+ * one: the writer leaves such attributes out for that version, so the tag must stay a kept tag to
+ * be written back (files do carry them: AutoCAD writes MTEXT background fill in R2004).
  */
-export function readDeclared(tags: Tag[], i: number, rec: DxfRecord, byCode: Map<number, AttrDef[]>, seen: Set<string>): number {
+export function readDeclared(
+  tags: Tag[], i: number, rec: DxfRecord, byCode: Map<number, AttrDef[]>, seen: Set<string>, ctx: CodecContext,
+): number {
   const [code, value] = tags[i]!;
   const defs = byCode.get(code);
   if (!defs) return -1;
-  const def = defs.find((d) => !seen.has(d.name));
+  const def = defs.find((d) => !seen.has(d.name) && versionAtLeast(ctx.version, d.minVersion));
   if (!def) return -1;
   seen.add(def.name);
   if (isPointKind(def)) {
@@ -161,7 +165,7 @@ export function sequentialCodec(spec: SequentialCodecSpec): SubclassCodec {
   }
   const stop = spec.stopAtEmbedded ?? true;
   return {
-    read(tags, rec) {
+    read(tags, rec, ctx) {
       const rest: Tag[] = [];
       const seen = new Set<string>();
       const state: Record<string, unknown> = {};
@@ -181,7 +185,7 @@ export function sequentialCodec(spec: SequentialCodecSpec): SubclassCodec {
             }
           }
         }
-        const j = readDeclared(tags, i, rec, byCode, seen);
+        const j = readDeclared(tags, i, rec, byCode, seen, ctx);
         if (j >= 0) {
           i = j;
           continue;

@@ -64,7 +64,7 @@ function attrTable(type: string): Map<string, AttrDef> {
   if (m) return m;
   m = new Map();
   const def = getDef(type);
-  // subclass attributes first: a type's own attribute shadows a common one of the same name
+  // a type's own attributes first, then AcDbEntity's (names never repeat across them: one value per name)
   for (const sc of def?.subclasses ?? []) for (const a of sc.attrs) if (!m.has(a.name)) m.set(a.name, a);
   for (const a of ENTITY_COMMON.attrs) if (!m.has(a.name)) m.set(a.name, a);
   attrCache.set(type, m);

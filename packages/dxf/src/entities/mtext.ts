@@ -13,7 +13,8 @@ export const MTEXT_ATTRS: AttrDef[] = [
   { name: 'defined_height', code: 46, kind: 'float', minVersion: 'AC1021' },
   { name: 'attachment_point', code: 71, kind: 'int', default: 1, required: true },
   { name: 'flow_direction', code: 72, kind: 'int', default: 1 },
-  { name: 'text', code: 1, kind: 'str', default: '' },
+  // always written (the codec writes the final 1 chunk), so a record without it reads as ''
+  { name: 'text', code: 1, kind: 'str', default: '', required: true },
   { name: 'style', code: 7, kind: 'str', default: 'Standard' },
   { name: 'extrusion', code: 210, kind: 'vec3', default: [0, 0, 1] },
   { name: 'text_direction', code: 11, kind: 'vec3', default: [1, 0, 0] },
