@@ -42,12 +42,24 @@ export function isActivePaperSpaceName(name: string): boolean {
   return n === '*PAPER_SPACE' || n === '$PAPER_SPACE';
 }
 
-function parseHandle(h: string): number {
-  const n = parseInt(h, 16);
-  return Number.isNaN(n) ? 0 : n;
+/** DXF handles are 64-bit: past this, new handles are looked for from 1 up. */
+const MAX_HANDLE = 0xffffffffffffffffn;
+
+/**
+ * A handle's value. Handles above 2^53 are legal, and as floats `seed + 1` would equal `seed`
+ * (handing out one handle forever), so they are parsed exactly; short ones take the fast path.
+ */
+function parseHandle(h: string): bigint {
+  if (h.length <= 13) {
+    const n = parseInt(h, 16);
+    return Number.isNaN(n) ? 0n : BigInt(n);
+  }
+  const digits = h.replace(/^0+/, '');
+  if (digits.length > 16 || !/^[0-9A-Fa-f]*$/.test(digits)) return 0n;
+  return digits ? BigInt('0x' + digits) : 0n;
 }
 
-function hex(n: number): string {
+function hex(n: bigint): string {
   return n.toString(16).toUpperCase();
 }
 
@@ -66,7 +78,8 @@ export class DxfDocument implements DocumentApi {
   strictR12 = false;
 
   private readonly index = new Map<string, DxfRecord>();
-  private seed = -1;
+  /** Next handle to try; -1 until first needed (computing it walks every handle). */
+  private seed = -1n;
 
   constructor(version: DxfVersion = 'AC1032') {
     this.version = version;
@@ -114,27 +127,40 @@ export class DxfDocument implements DocumentApi {
   }
 
   private allocHandle(): string {
-    if (this.seed < 0) this.seed = this.computeSeed();
-    let h = hex(this.seed++);
-    while (this.index.has(h)) h = hex(this.seed++);
+    if (this.seed < 0n) this.seed = this.computeSeed();
+    let h: string;
+    do {
+      if (this.seed > MAX_HANDLE) this.seed = 1n;
+      h = hex(this.seed++);
+    } while (this.index.has(h));
     this.setHeaderTags('$HANDSEED', [[5, hex(this.seed)]]);
     return h;
   }
 
-  private computeSeed(): number {
+  private computeSeed(): bigint {
+    // numbers while they are exact: a bigint per handle would slow down every write
     let max = 0;
+    let big = 0n;
     for (const h of this.index.keys()) {
-      const n = parseHandle(h);
-      if (n > max) max = n;
+      if (h.length <= 13) {
+        const n = parseInt(h, 16);
+        if (n > max) max = n;
+      } else {
+        const n = parseHandle(h);
+        if (n > big) big = n;
+      }
     }
+    const top = big > BigInt(max) ? big : BigInt(max);
     const declared = this.header.get('$HANDSEED');
-    const fromHeader = declared && declared[0] ? parseHandle(declared[0][1]) : 0;
-    return Math.max(max + 1, fromHeader, 1);
+    const fromHeader = declared && declared[0] ? parseHandle(declared[0][1]) : 0n;
+    let seed = top + 1n;
+    if (fromHeader > seed) seed = fromHeader;
+    return seed > MAX_HANDLE ? 1n : seed;
   }
 
   /** The value $HANDSEED should have: above every handle in use. */
   handseed(): string {
-    if (this.seed < 0) this.seed = this.computeSeed();
+    if (this.seed < 0n) this.seed = this.computeSeed();
     return hex(this.seed);
   }
 
@@ -144,9 +170,9 @@ export class DxfDocument implements DocumentApi {
     const had = this.index.get(rec.handle);
     if (had && had !== rec) return false;
     this.index.set(rec.handle, rec);
-    if (this.seed >= 0) {
+    if (this.seed >= 0n) {
       const n = parseHandle(rec.handle);
-      if (n >= this.seed) this.seed = n + 1;
+      if (n >= this.seed && n < MAX_HANDLE) this.seed = n + 1n;
     }
     return true;
   }
@@ -211,7 +237,7 @@ export class DxfDocument implements DocumentApi {
     }
     const code = old?.[0]?.[0] ?? info?.code ?? (typeof value === 'string' ? 1 : Number.isInteger(value) ? 70 : 40);
     this.setHeaderTags(name, [[code, typeof value === 'string' ? value : formatNumber(code, value)]]);
-    if (name === '$HANDSEED') this.seed = -1;
+    if (name === '$HANDSEED') this.seed = -1n;
   }
 
   /** Sets a header variable's raw tags, keeping its place (new variables go to the end). */

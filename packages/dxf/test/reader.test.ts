@@ -2,12 +2,50 @@
 import { createReadStream, readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { DxfError, readDxf, readDxfSync } from '../src/index.js';
-import type { Entity } from '../src/types.js';
+import { DxfError, readDxf, readDxfSync, readTags, writeDxf } from '../src/index.js';
+import { ValueKind, valueKind } from '../src/tags/group-codes.js';
+import type { Entity, Tag } from '../src/types.js';
 import { FIXTURES, dxf, minimalDxf } from './helpers.js';
 
 function types(entities: Entity[]): string[] {
   return entities.map((e) => e.type);
+}
+
+/** Binary DXF (R13+ layout: two-byte codes, values typed by code range) of the given tags. */
+function binaryDxf(tags: Tag[]): Buffer {
+  const parts: Buffer[] = [Buffer.from('AutoCAD Binary DXF\r\n\x1a\x00', 'latin1')];
+  for (const [code, v] of tags) {
+    const c = Buffer.alloc(2);
+    c.writeUInt16LE(code);
+    parts.push(c);
+    const kind = valueKind(code);
+    const n = Number(v);
+    let b: Buffer;
+    if (kind === ValueKind.Double) (b = Buffer.alloc(8)).writeDoubleLE(n);
+    else if (kind === ValueKind.Int16) (b = Buffer.alloc(2)).writeInt16LE(n);
+    else if (kind === ValueKind.Int32) (b = Buffer.alloc(4)).writeInt32LE(n);
+    else if (kind === ValueKind.Int64) (b = Buffer.alloc(8)).writeBigInt64LE(BigInt(v.trim()));
+    else if (kind === ValueKind.Bool) b = Buffer.from([n]);
+    else if (kind === ValueKind.Binary) b = Buffer.concat([Buffer.from([v.length / 2]), Buffer.from(v, 'hex')]);
+    else b = Buffer.from(v + '\0', 'latin1');
+    parts.push(b);
+  }
+  return Buffer.concat(parts);
+}
+
+/** Reads damaged bytes: either a DxfError or a document that writes and reads back cleanly. */
+function readDamaged(b: Buffer): { doc?: ReturnType<typeof readDxfSync>; error?: DxfError } {
+  let doc;
+  try {
+    doc = readDxfSync(b);
+  } catch (e) {
+    expect(e).toBeInstanceOf(DxfError);
+    return { error: e as DxfError };
+  }
+  // a repaired document is a document: it must be writable and read back without new damage
+  const again = readDxfSync(writeDxf(doc));
+  expect(again.diagnostics.filter((d) => d.code === 'truncated' || d.code === 'missing-eof' || d.code === 'duplicate-handle')).toEqual([]);
+  return { doc };
 }
 
 describe('fixtures', () => {
@@ -129,6 +167,74 @@ describe('damaged input', () => {
     expect(doc.diagnostics.find((d) => d.code === 'duplicate-handle')?.line).toBeGreaterThan(0);
   });
 
+  it('repairs a file cut anywhere, ASCII and binary, or names where it gave up', () => {
+    const ascii = readFileSync(FIXTURES + 'r2000.dxf');
+    const binary = binaryDxf(readTags(ascii).tags);
+    expect(readDxfSync(binary).modelSpace().entities.length).toBe(readDxfSync(ascii).modelSpace().entities.length);
+    for (const full of [ascii, binary, readFileSync(FIXTURES + 'r12_binary.dxf')]) {
+      // a prime step lands inside codes, inside values (doubles included) and on boundaries
+      for (let cut = 1; cut < full.length; cut += 89) {
+        const { doc, error } = readDamaged(full.subarray(0, cut));
+        if (error) {
+          // only a cut before the first whole record can fail (a stub of a binary file reads as
+          // ASCII), and the message says why
+          expect(cut, error.message).toBeLessThan(40);
+          expect(error.message).toMatch(/no DXF records|empty file|line 1: expected a group code/);
+        } else {
+          expect(doc!.diagnostics.some((d) => d.code === 'truncated' || d.code === 'missing-eof'), `cut at ${cut}`).toBe(true);
+        }
+      }
+    }
+  });
+
+  it('says at which byte a binary file ends inside a tag', () => {
+    const tags: Tag[] = [[0, 'SECTION'], [2, 'ENTITIES'], [0, 'LINE'], [8, '0'], [10, '1.5'], [20, '2'], [11, '3'], [21, '4'], [0, 'ENDSEC'], [0, 'EOF']];
+    const full = binaryDxf(tags);
+    // inside the double of code 20: 22 sentinel + SECTION 10 + ENTITIES 11 + LINE 7 + layer 4 + x 10
+    const doc = readDxfSync(full.subarray(0, 22 + 10 + 11 + 7 + 4 + 10 + 5));
+    expect(doc.diagnostics.find((d) => d.code === 'truncated')?.message).toBe('binary DXF ends inside a tag at byte 64');
+    expect(doc.modelSpace().entities.map((e) => e.type)).toEqual(['LINE']);
+  });
+
+  it('rejects bytes after a binary sentinel that are not DXF tags, naming the byte', () => {
+    const sentinel = Buffer.from('AutoCAD Binary DXF\r\n\x1a\x00', 'latin1');
+    expect(() => readDxfSync(Buffer.concat([sentinel, Buffer.alloc(200, 0xff)]))).toThrow('binary DXF: the first tag has group code 65535 at byte 22');
+    expect(() => readDxfSync(Buffer.concat([sentinel, Buffer.from('hello, world\n')]))).toThrow(/at byte 22, expected 0 \(SECTION\)/);
+    expect(() => readDxfSync(Buffer.concat([sentinel, Buffer.from([0, 0]), Buffer.alloc(5000, 0x41)]))).toThrow('no DXF records: binary DXF ends inside a tag at byte 22');
+  });
+
+  it('keeps odd but well-formed group codes and names the line of malformed ones', () => {
+    const doc = readDxfSync(minimalDxf([[0, 'LINE'], [5, 'A1'], [8, '0'], [-5, 'minus'], [99999, 'big'], [1072, 'past xdata'], [10, 0], [20, 0], [11, 1], [21, 1]]));
+    const again = readDxfSync(writeDxf(doc));
+    expect(again.modelSpace().entities[0]!.extra).toEqual(doc.modelSpace().entities[0]!.extra);
+    expect(JSON.stringify(doc.modelSpace().entities[0]!.extra)).toContain('past xdata');
+    const text = minimalDxf([[0, 'LINE'], [8, '0'], [10, 1], [20, 2]]).toString('latin1');
+    for (const odd of ['10.0', '+10', '0x0A', '99999999999999999999', '1 0']) {
+      expect(() => readDxfSync(Buffer.from(text.replace(' 10\n1', `${odd}\n1`)))).toThrow(`line 19: expected a group code, got "${odd}"`);
+    }
+  });
+
+  it('replaces handles that are not 64-bit hex and hands out new ones past huge handles', () => {
+    const line = (h: string): [number, string | number][] => [[0, 'LINE'], [5, h], [8, '0'], [10, 0], [20, 0], [11, 1], [21, 1]];
+    const doc = readDxfSync(minimalDxf([...line('XYZ'), ...line('123456789ABCDEF0123'), ...line('-1'), ...line('FFFFFFFFFFFFFFF0'), ...line('00000000000000000A2')]));
+    const invalid = doc.diagnostics.filter((d) => d.code === 'invalid-handle').map((d) => d.message);
+    expect(invalid).toHaveLength(3);
+    expect(invalid[1]).toContain('"123456789ABCDEF0123"');
+    const handles = doc.modelSpace().entities.map((e) => e.handle);
+    expect(handles[3]).toBe('FFFFFFFFFFFFFFF0');
+    expect(handles[4]).toBe('00000000000000000A2');
+    // above 2^53 a float seed stops counting: every new handle must still be new
+    const more = Array.from({ length: 20 }, () => doc.newHandle());
+    for (const h of [...handles, ...more]) expect(h).toMatch(/^[0-9A-F]{1,19}$/);
+    expect(new Set([...handles, ...more]).size).toBe(25);
+    expect(BigInt('0x' + more[0]!)).toBeGreaterThan(0xfffffffffffffff0n);
+    // at the top of the 64-bit range new handles come from the free ones below
+    const top = readDxfSync(minimalDxf([...line('FFFFFFFFFFFFFFFF'), ...line('1'), ...line('')]));
+    const [, , fresh] = top.modelSpace().entities.map((e) => e.handle);
+    expect(fresh).toMatch(/^[0-9A-F]{1,16}$/);
+    expect(['FFFFFFFFFFFFFFFF', '1']).not.toContain(fresh);
+  });
+
   it('never hangs on random bytes', () => {
     let seed = 42;
     const rnd = (): number => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
@@ -141,6 +247,17 @@ describe('damaged input', () => {
       } catch (e) {
         expect(e).toBeInstanceOf(DxfError);
       }
+    }
+  });
+
+  it('never crashes on random bytes in a binary file and writes what it repaired', () => {
+    let seed = 7;
+    const rnd = (): number => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+    const good = binaryDxf(readTags(readFileSync(FIXTURES + 'r2018.dxf')).tags);
+    for (let k = 0; k < 30; k++) {
+      const b = Buffer.from(good);
+      for (let i = 0; i < 10; i++) b[22 + Math.floor(rnd() * (b.length - 22))] = Math.floor(rnd() * 256);
+      readDamaged(b);
     }
   });
 });

@@ -24,12 +24,15 @@ export interface ReadOptions {
 /** At most this many diagnostics of one code are listed; the rest are counted in a summary. */
 const MAX_DIAGNOSTICS_PER_CODE = 50;
 
+/** A handle as DXF has them: upper-case hex of a 64-bit number (leading zeros allowed). */
 function isHex(h: string): boolean {
+  let digits = 0;
   for (let i = 0; i < h.length; i++) {
     const c = h.charCodeAt(i);
     if (!((c >= 48 && c <= 57) || (c >= 65 && c <= 70))) return false;
+    if (digits > 0 || c !== 48) digits++;
   }
-  return h.length > 0;
+  return h.length > 0 && digits <= 16;
 }
 
 type Section = 'HEADER' | 'CLASSES' | 'TABLES' | 'BLOCKS' | 'ENTITIES' | 'OBJECTS' | 'RAW';

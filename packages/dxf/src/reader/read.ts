@@ -9,7 +9,11 @@ import { DocumentBuilder, type ReadOptions } from './document-builder.js';
 export type { ReadOptions };
 
 function emptyCheck(doc: DxfDocument, sawRecords: boolean): DxfDocument {
-  if (!sawRecords) throw new DxfError('empty file: no DXF records');
+  if (!sawRecords) {
+    // bytes that never made a record: say where the reader gave up rather than "empty"
+    const why = doc.diagnostics.find((d) => d.code === 'truncated');
+    throw new DxfError(why ? `no DXF records: ${why.message}` : 'empty file: no DXF records', why?.line);
+  }
   return doc;
 }
 

@@ -89,6 +89,10 @@ export class BinaryTagScanner implements DecodingControl {
         code = b.readUInt16LE(p);
         p += 2;
       }
+      // junk after a sentinel would otherwise be read as tags of made-up codes until its end
+      if (this.offset === 22 && code !== 0 && code !== 999) {
+        throw new DxfError(`binary DXF: the first tag has group code ${code} at byte 22, expected 0 (SECTION)`);
+      }
       let v: string;
       switch (valueKind(code)) {
         case ValueKind.Double:
