@@ -3,7 +3,12 @@
  * list latency with 100 keys, beside a bare node:http server answering the same JSON in the same
  * run. The services run in child processes; autocannon (this process) generates the load.
  *
- *   npx tsx bench/keys/run.ts [--duration=10] [--connections=8] [--quick]
+ * Verification is measured in rounds that alternate the bare server and the service, and each
+ * round's ratio is taken from two back-to-back measurements: on a shared machine the load from
+ * other processes drifts over a run, and alternating keeps that drift out of the ratio. The table
+ * gives medians over the rounds.
+ *
+ *   npx tsx bench/keys/run.ts [--duration=5] [--rounds=3] [--connections=8] [--quick]
  *
  * PostgreSQL is measured too when BENCH_POSTGRES_URL or TEST_POSTGRES_URL is set (a fresh schema,
  * dropped afterwards).
@@ -24,7 +29,8 @@ const numberFlag = (name: string, fallback: number) => {
   return value === undefined ? fallback : Number(value);
 };
 const QUICK = flag('quick') !== undefined;
-const DURATION = numberFlag('duration', QUICK ? 3 : 10);
+const DURATION = numberFlag('duration', QUICK ? 2 : 5);
+const ROUNDS = numberFlag('rounds', QUICK ? 2 : 3);
 const WARMUP = QUICK ? 1 : 2;
 const CONNECTIONS = numberFlag('connections', 8);
 const POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL;
@@ -129,13 +135,33 @@ async function measure(options: Parameters<typeof autocannon>[0]): Promise<Measu
 interface Row {
   target: string;
   creates?: Measurement;
+  /** Medians over the rounds. */
   verify: Measurement;
+  /** Median over the rounds of service/bare, each round measured back to back. */
+  ratio?: number;
+  /** The bare server's measurements in this target's rounds. */
+  bares?: Measurement[];
   list?: Measurement;
   /** Verifications the database counted minus those the load generator saw answered. */
   uncounted?: number;
 }
 
-async function benchService(name: string, env: Record<string, string>, args: string[]): Promise<Row> {
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+function medianOf(ms: Measurement[]): Measurement {
+  return {
+    rps: median(ms.map((m) => m.rps)),
+    p50: median(ms.map((m) => m.p50)),
+    p99: median(ms.map((m) => m.p99)),
+    requests: ms.reduce((n, m) => n + m.requests, 0),
+    failures: ms.reduce((n, m) => n + m.failures, 0),
+  };
+}
+
+async function benchService(name: string, env: Record<string, string>, args: string[], bare: Child, bareBody: string): Promise<Row> {
   // LOG_LEVEL=warn: one access-log line per request is a production choice, not the service's cost.
   const service = await startChild([BIN, 'serve', '--port', '0', ...args], { AUTH_JWT_SECRET: SECRET, LOG_LEVEL: 'warn', ...env });
   try {
@@ -161,11 +187,25 @@ async function benchService(name: string, env: Record<string, string>, args: str
     const owner = await mint('verifier', org);
     const created = await call('POST', `${service.url}/api-keys`, { name: 'verified', permissions: ['drawings:read', 'plots:create'] }, owner);
     const body = JSON.stringify({ key: created.data.rawKey, permissions: ['drawings:read'] });
-    const warm = await load({ url: `${service.url}/api-keys/verify`, method: 'POST', headers: { 'content-type': 'application/json' }, body }, WARMUP);
-    const verify = await load({ url: `${service.url}/api-keys/verify`, method: 'POST', headers: { 'content-type': 'application/json' }, body }, DURATION);
+    const verifyLoad = { url: `${service.url}/api-keys/verify`, method: 'POST' as const, headers: { 'content-type': 'application/json' }, body };
+    const bareLoad = { url: bare.url, method: 'POST' as const, headers: { 'content-type': 'application/json' }, body: bareBody };
+    let answered = 0;
+    const rounds: Measurement[] = [];
+    const bares: Measurement[] = [];
+    const ratios: number[] = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      const b = await measure(bareLoad);
+      const warm = await load(verifyLoad, WARMUP);
+      const v = await load(verifyLoad, DURATION);
+      answered += warm.requests + v.requests;
+      bares.push(b);
+      rounds.push(v);
+      ratios.push(v.rps / b.rps);
+    }
     const listed = await call('GET', `${service.url}/api-keys`, undefined, owner);
     // Requests still in flight when autocannon stops are counted by the service but not by autocannon.
-    const uncounted = listed.data[0].requestCount - (warm.requests + verify.requests);
+    const uncounted = listed.data[0].requestCount - answered;
+    const verify = medianOf(rounds);
 
     // Listing 100 keys, one client: the latency of one list call.
     const lister = await mint('lister', org);
@@ -173,7 +213,7 @@ async function benchService(name: string, env: Record<string, string>, args: str
       await Promise.all(Array.from({ length: 10 }, (_, j) => call('POST', `${service.url}/api-keys`, { name: `k${i * 10 + j}`, permissions: ['*'] }, lister)));
     }
     const list = await measure({ url: `${service.url}/api-keys`, headers: { authorization: `Bearer ${lister}` }, connections: 1 });
-    return { target: name, creates, verify, list, uncounted };
+    return { target: name, creates, verify, ratio: median(ratios), bares, list, uncounted };
   } finally {
     await service.stop();
   }
@@ -198,7 +238,7 @@ async function verifyBodyOf(): Promise<string> {
   }
 }
 
-const countOk = (n: number) => n >= 0 && n <= 2 * CONNECTIONS;
+const countOk = (n: number) => n >= 0 && n <= 2 * ROUNDS * CONNECTIONS;
 const countNote = (n: number) => (n === 0 ? 'exact' : countOk(n) ? `exact (+${n} in flight at stop)` : `WRONG by ${n}`);
 const f = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
 
@@ -207,46 +247,47 @@ async function main(): Promise<void> {
   const sample = await verifyBodyOf();
 
   const bare = await startChild([BARE], { BARE_BODY: sample });
+  const bareBody = JSON.stringify({ key: `lwk_${'0'.repeat(48)}`, permissions: ['drawings:read'] });
   try {
-    const body = JSON.stringify({ key: `lwk_${'0'.repeat(48)}`, permissions: ['drawings:read'] });
-    rows.push({ target: 'bare node:http (same JSON)', verify: await measure({ url: bare.url, method: 'POST', headers: { 'content-type': 'application/json' }, body }) });
+    const dir = mkdtempSync(join(tmpdir(), 'linework-keys-bench-'));
+    try {
+      rows.push(await benchService('linework-keys, SQLite', {}, ['--db', join(dir, 'keys.db')], bare, bareBody));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+
+    if (POSTGRES_URL) {
+      const schema = `keys_bench_${randomBytes(4).toString('hex')}`;
+      try {
+        rows.push(await benchService('linework-keys, PostgreSQL', { DATABASE_URL: POSTGRES_URL, DATABASE_SCHEMA: schema }, [], bare, bareBody));
+      } finally {
+        const client = new pg.Client({ connectionString: POSTGRES_URL });
+        await client.connect();
+        await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+        await client.end();
+      }
+    }
   } finally {
     await bare.stop();
   }
-
-  const dir = mkdtempSync(join(tmpdir(), 'linework-keys-bench-'));
-  try {
-    rows.push(await benchService('linework-keys, SQLite', {}, ['--db', join(dir, 'keys.db')]));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-
-  if (POSTGRES_URL) {
-    const schema = `keys_bench_${randomBytes(4).toString('hex')}`;
-    try {
-      rows.push(await benchService('linework-keys, PostgreSQL', { DATABASE_URL: POSTGRES_URL, DATABASE_SCHEMA: schema }, []));
-    } finally {
-      const client = new pg.Client({ connectionString: POSTGRES_URL });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await client.end();
-    }
-  }
-
-  const baseline = rows[0]!.verify.rps;
+  const bares = rows.flatMap((r) => r.bares ?? []);
+  const bareRps = bares.map((b) => b.rps);
+  rows.unshift({ target: 'bare node:http (same JSON)', verify: medianOf(bares), ratio: 1 });
   console.log(
-    `API key service: ${CONNECTIONS} concurrent clients (autocannon, keep-alive), ${DURATION} s per measurement after ${WARMUP} s warm-up; ` +
+    `API key service: ${CONNECTIONS} concurrent clients (autocannon, keep-alive), ${ROUNDS} rounds alternating bare server and service, ` +
+      `${DURATION} s per measurement after ${WARMUP} s warm-up; medians over the rounds; ` +
       `${cpus().length} CPUs, Node ${process.version}; load generator and services in separate processes on this machine.\n`,
   );
-  console.log('| target | verify req/s | vs bare | verify p50 ms | verify p99 ms | creates/s | list(100 keys) p50 ms | list p99 ms | verifications counted |');
+  console.log('| target | verify req/s | vs bare (per-round ratio) | verify p50 ms | verify p99 ms | creates/s | list(100 keys) p50 ms | list p99 ms | verifications counted |');
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|:---:|');
   for (const r of rows) {
     console.log(
-      `| ${r.target} | ${f(r.verify.rps)} | ${f((100 * r.verify.rps) / baseline)}% | ${f(r.verify.p50, 2)} | ${f(r.verify.p99, 2)} | ` +
+      `| ${r.target} | ${f(r.verify.rps)} | ${f(100 * (r.ratio ?? NaN))}% | ${f(r.verify.p50, 2)} | ${f(r.verify.p99, 2)} | ` +
         `${r.creates ? f(r.creates.rps) : '-'} | ${r.list ? f(r.list.p50, 2) : '-'} | ${r.list ? f(r.list.p99, 2) : '-'} | ` +
         `${r.uncounted === undefined ? '-' : countNote(r.uncounted)} |`,
     );
   }
+  console.log(`\nBare node:http verification rates per round: ${bareRps.map((x) => f(x)).join(', ')} req/s (the spread is the machine's noise).`);
   if (!POSTGRES_URL) console.log('\n(PostgreSQL skipped: set BENCH_POSTGRES_URL or TEST_POSTGRES_URL)');
   const failures = rows.flatMap((r) => [r.creates, r.verify, r.list].filter((m) => m && m.failures > 0).map((m) => `${r.target}: ${m!.failures} failed requests`));
   if (failures.length) console.log(`\nFailures: ${failures.join('; ')}`);
