@@ -114,7 +114,9 @@ function xdataStart(codes: Int32Array, n: number): number {
  * 'tableEntry', 'object').
  */
 export function decodeRecord(cd: CompiledDef, codes: Int32Array, values: string[], n: number, ctx: CodecContext): DxfRecord {
-  const rec = { kind: cd.context, type: values[0]!, handle: '', owner: '', attrs: {} } as DxfRecord;
+  // the declaration's copy of the type name: one string for a million LINEs, not one each
+  const type = cd.type === values[0] ? cd.type : values[0]!;
+  const rec = { kind: cd.context, type, handle: '', owner: '', attrs: {} } as DxfRecord;
   const xStart = xdataStart(codes, n);
   if (cd.def === undefined) decodeRaw(cd, rec, codes, values, xStart);
   else {
@@ -271,8 +273,21 @@ function decodeBySubclass(cd: CompiledDef, rec: DxfRecord, codes: Int32Array, va
   }
   if (!markers && seen !== declared.length) markers = declared.slice(0, seen);
   // R12 records keep theirs always: R12 writes markers only for records read with them
-  if (markers) rec.markers = markers;
-  else if (ctx.version <= 'AC1009') rec.markers = declared.slice(0, seen);
+  if (ctx.version <= 'AC1009') rec.markers = markers ?? declared.slice(0, seen);
+  else if (markers && !(cd.context === 'entity' && chosenMarkers(markers, rec))) rec.markers = markers;
+}
+
+/**
+ * Whether markers are those the writer picks for the record anyway (INSERT, POLYLINE, VERTEX and
+ * DIMENSION declare alternatives, so theirs never equal the declared list): then the record needs
+ * no list of its own, which for a million VERTEXes is a million arrays.
+ */
+function chosenMarkers(markers: string[], rec: DxfRecord): boolean {
+  if (markers[0] !== 'AcDbEntity') return false;
+  const chosen = subclassMarkersFor(rec);
+  if (chosen.length !== markers.length - 1) return false;
+  for (let i = 0; i < chosen.length; i++) if (chosen[i] !== markers[i + 1]) return false;
+  return true;
 }
 
 function decodeFlat(cd: CompiledDef, rec: DxfRecord, codes: Int32Array, values: string[], end: number, ctx: CodecContext): void {
