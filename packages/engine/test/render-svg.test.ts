@@ -23,6 +23,21 @@ describe('renderer + SVG', () => {
     expect(svg).toMatch(/<g id="layer-0" data-layer="0">/);
   });
 
+  it('skips an invisible 3DFACE (code 60) but draws one with invisible edges (code 70) minus those edges', async () => {
+    const doc = await newDoc();
+    add(doc, '3DFACE', { invisible: 1, vtx0: [0, 0, 0], vtx1: [1, 0, 0], vtx2: [1, 1, 0], vtx3: [0, 1, 0] });
+    expect(renderLayout(doc).prims).toHaveLength(0);
+    add(doc, '3DFACE', { invisible_edges: 1, vtx0: [0, 0, 0], vtx1: [1, 0, 0], vtx2: [1, 1, 0], vtx3: [0, 1, 0] });
+    const prims = renderLayout(doc).prims.filter((p): p is PolylinePrim => p.kind === 'polyline');
+    expect(prims.length).toBeGreaterThan(0);
+    // Edge 1 (vtx0 -> vtx1) is hidden: no segment runs along y = 0.
+    const along = prims.some((p) => {
+      for (let i = 2; i + 1 < p.pts.length; i += 2) if (p.pts[i + 1] === 0 && p.pts[i - 1] === 0) return true;
+      return false;
+    });
+    expect(along).toBe(false);
+  });
+
   it('resolves ByLayer, ByBlock, true colour and colour 7 as black', async () => {
     const doc = await newDoc();
     doc.addTableEntry('LAYER', 'Green', { color: 3 });

@@ -215,7 +215,7 @@ interface Props {
 /** Resolves an entity's properties; null when it is not drawn (layer off/frozen/not plotted, invisible). */
 function resolveProps(ctx: Ctx, e: Entity, parent: Inherit | null): Props | null {
   const a = e.attrs;
-  if ((a.invisible === 1 || a.invisible === true) && e.type !== '3DFACE') return null;
+  if (a.invisible === 1 || a.invisible === true) return null;
   let layerName = (a.layer as string | undefined) ?? (e.attrs.layer === undefined ? (attr(e, 'layer') as string | undefined) : undefined) ?? '0';
   let layerOff: boolean;
   let li: LayerInfo;
