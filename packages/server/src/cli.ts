@@ -1,17 +1,9 @@
 // The `linework` command: transports (--http, --tcp, --stdio, --mcp, combinable, one session),
 // the DXF subcommands `info` and `convert`, and `plot`.
-import { readFileSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
 import { realpathSync } from 'node:fs';
-import { createEngine, plotCommand, type DispatcherApi } from '@linework/engine';
-import { TokenCheck, resolveToken } from './auth.js';
-import { loadConfig } from './config.js';
-import { startHttpServer } from './http-server.js';
-import { createLogger, type Logger } from './logger.js';
-import { serveMcp } from './mcp.js';
-import { Router } from './routes.js';
-import { serveStdio } from './stdio.js';
-import { startTcpServer } from './tcp.js';
+import { pathToFileURL } from 'node:url';
+import { convertCommand, infoCommand } from '@linework/dxf';
+import { appVersion } from './version.js';
 
 export const USAGE = `Usage:
   linework --http <port> [file.dxf ...]   HTTP automation server on 127.0.0.1 (port 0: any free port)
@@ -86,45 +78,12 @@ export function parseArgs(argv: readonly string[]): Command {
   return cmd;
 }
 
-export function appVersion(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: string };
-    return pkg.version ?? '0.0.0';
-  } catch {
-    return '0.0.0';
-  }
-}
-
 /** The progress bar of `plot` is drawn only on a terminal. */
 type CliStderr = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
 
 export interface Io {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
-}
-
-/** Delegates `info` / `convert` to @linework/dxf (infoCommand / convertCommand). */
-async function dxfCommand(name: 'infoCommand' | 'convertCommand', args: string[], io: Io): Promise<number> {
-  const mod = (await import('@linework/dxf')) as unknown as Record<string, unknown>;
-  const fn = mod[name];
-  if (typeof fn !== 'function') {
-    io.stderr.write(`linework: ${name === 'infoCommand' ? 'info' : 'convert'} is not available in this build (@linework/dxf has no ${name})\n`);
-    return 1;
-  }
-  const code = (await (fn as (a: string[], io: Io) => unknown)(args, io)) as unknown;
-  return typeof code === 'number' ? code : 0;
-}
-
-/** Opens drawing files in the session through the same route as POST /documents {path}. */
-async function openFiles(api: DispatcherApi, files: string[], log: Logger): Promise<void> {
-  const router = new Router(api.catalogue);
-  const open = router.match('POST', ['documents']);
-  for (const file of files) {
-    const fields = open?.route.fromHttp ? open.route.fromHttp({ params: {}, query: {}, body: { path: file } }) : { path: file };
-    const res = await api.dispatch({ ...fields, protocol: 1, op: open?.op.name ?? 'open' });
-    if (!res.ok) log.error({ file, code: res.code }, `cannot open ${file}: ${res.error ?? res.code}`);
-    else log.info({ file, document_id: res.document_id }, 'opened drawing');
-  }
 }
 
 /** Runs the command line; resolves with the exit code once every transport has finished. */
@@ -141,66 +100,16 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
       io.stderr.write(`linework: ${cmd.message}\n\n${USAGE}\n`);
       return 2;
     case 'info':
-      return dxfCommand('infoCommand', cmd.args, io);
+      return infoCommand(cmd.args, io);
     case 'convert':
-      return dxfCommand('convertCommand', cmd.args, io);
+      return convertCommand(cmd.args, io);
+    // The engine and the transports load only for the commands that use them: a one-shot
+    // `info` or `plot` should not pay for the MCP SDK at start-up.
     case 'plot':
-      return plotCommand(cmd.args, { stdout: io.stdout, stderr: io.stderr as CliStderr });
+      return (await import('@linework/engine')).plotCommand(cmd.args, { stdout: io.stdout, stderr: io.stderr as CliStderr });
     case 'serve':
-      return serve(cmd, env, io);
+      return (await import('./serve.js')).serve(cmd, env, io);
   }
-}
-
-async function serve(cmd: Extract<Command, { kind: 'serve' }>, env: NodeJS.ProcessEnv, io: Io): Promise<number> {
-  const log = createLogger(env);
-  const config = loadConfig(env);
-  const graphical = cmd.files.length > 0;
-  const api = createEngine({ appVersion: appVersion(), ...(graphical ? { empty: true } : {}) });
-  if (graphical) {
-    io.stderr.write('linework: the graphical editor is not built yet; the drawings are opened in a headless session that serves the same routes\n');
-    await openFiles(api, cmd.files, log);
-  }
-
-  const closers: Array<() => Promise<void>> = [];
-  const needsToken = cmd.http !== undefined || cmd.tcp !== undefined;
-  const auth = needsToken ? new TokenCheck(resolveToken(env)) : null;
-  if (cmd.http !== undefined) {
-    const http = await startHttpServer({ api, auth: auth!, port: cmd.http, idleMs: config.idleMs, logger: log });
-    closers.push(http.close);
-    io.stderr.write(`${http.url}\n`);
-  }
-  if (cmd.tcp !== undefined) {
-    const tcp = await startTcpServer({ api, auth: auth!, port: cmd.tcp, idleMs: config.idleMs, logger: log });
-    closers.push(tcp.close);
-    io.stderr.write(`${tcp.url}\n`);
-  }
-  // A generated token is printed once; a token chosen through SERVICE_API_TOKEN never is.
-  if (auth && auth.token.source === 'generated') io.stderr.write(`token: ${auth.token.value}\n`);
-  log.info({ http: cmd.http, tcp: cmd.tcp, stdio: cmd.stdio, mcp: cmd.mcp, session_id: api.sessionId }, 'linework ready');
-
-  const shutdown = async (): Promise<void> => {
-    await Promise.allSettled(closers.map((c) => c()));
-  };
-  let stopped = false;
-  const stop = new Promise<number>((resolve) => {
-    const onSignal = (sig: NodeJS.Signals): void => {
-      if (stopped) return;
-      stopped = true;
-      log.info({ signal: sig }, 'stopping');
-      void shutdown().then(() => resolve(0));
-    };
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
-  });
-
-  const stream = cmd.stdio ? serveStdio({ api }) : cmd.mcp ? serveMcp({ api }) : null;
-  if (stream && closers.length === 0) {
-    // stdio / MCP alone: the end of stdin ends the process after the last answer.
-    const code = await Promise.race([stream.then(() => 0), stop]);
-    await shutdown();
-    return code;
-  }
-  return stop;
 }
 
 /** True when this module is the process's entry (bin/linework.js imports dist/cli.js). */

@@ -1,0 +1,78 @@
+// `linework --http/--tcp/--stdio/--mcp`: one engine session behind the transports asked for.
+import type { DispatcherApi } from '@linework/engine';
+import { createEngine } from '@linework/engine';
+import { TokenCheck, resolveToken } from './auth.js';
+import type { Command, Io } from './cli.js';
+import { loadConfig } from './config.js';
+import { startHttpServer } from './http-server.js';
+import { createLogger, type Logger } from './logger.js';
+import { serveMcp } from './mcp.js';
+import { Router } from './routes.js';
+import { serveStdio } from './stdio.js';
+import { startTcpServer } from './tcp.js';
+import { appVersion } from './version.js';
+
+/** Opens drawing files in the session through the same route as POST /documents {path}. */
+async function openFiles(api: DispatcherApi, files: string[], log: Logger): Promise<void> {
+  const router = new Router(api.catalogue);
+  const open = router.match('POST', ['documents']);
+  for (const file of files) {
+    const fields = open?.route.fromHttp ? open.route.fromHttp({ params: {}, query: {}, body: { path: file } }) : { path: file };
+    const res = await api.dispatch({ ...fields, protocol: 1, op: open?.op.name ?? 'open' });
+    if (!res.ok) log.error({ file, code: res.code }, `cannot open ${file}: ${res.error ?? res.code}`);
+    else log.info({ file, document_id: res.document_id }, 'opened drawing');
+  }
+}
+
+export async function serve(cmd: Extract<Command, { kind: 'serve' }>, env: NodeJS.ProcessEnv, io: Io): Promise<number> {
+  const log = createLogger(env);
+  const config = loadConfig(env);
+  const graphical = cmd.files.length > 0;
+  const api = createEngine({ appVersion: appVersion(), ...(graphical ? { empty: true } : {}) });
+  if (graphical) {
+    io.stderr.write('linework: the graphical editor is not built yet; the drawings are opened in a headless session that serves the same routes\n');
+    await openFiles(api, cmd.files, log);
+  }
+
+  const closers: Array<() => Promise<void>> = [];
+  const needsToken = cmd.http !== undefined || cmd.tcp !== undefined;
+  const auth = needsToken ? new TokenCheck(resolveToken(env)) : null;
+  if (cmd.http !== undefined) {
+    const http = await startHttpServer({ api, auth: auth!, port: cmd.http, idleMs: config.idleMs, logger: log });
+    closers.push(http.close);
+    io.stderr.write(`${http.url}\n`);
+  }
+  if (cmd.tcp !== undefined) {
+    const tcp = await startTcpServer({ api, auth: auth!, port: cmd.tcp, idleMs: config.idleMs, logger: log });
+    closers.push(tcp.close);
+    io.stderr.write(`${tcp.url}\n`);
+  }
+  // A generated token is printed once; a token chosen through SERVICE_API_TOKEN never is.
+  if (auth && auth.token.source === 'generated') io.stderr.write(`token: ${auth.token.value}\n`);
+  log.info({ http: cmd.http, tcp: cmd.tcp, stdio: cmd.stdio, mcp: cmd.mcp, session_id: api.sessionId }, 'linework ready');
+
+  const shutdown = async (): Promise<void> => {
+    await Promise.allSettled(closers.map((c) => c()));
+  };
+  let stopped = false;
+  const stop = new Promise<number>((resolve) => {
+    const onSignal = (sig: NodeJS.Signals): void => {
+      if (stopped) return;
+      stopped = true;
+      log.info({ signal: sig }, 'stopping');
+      void shutdown().then(() => resolve(0));
+    };
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+  });
+
+  const stream = cmd.stdio ? serveStdio({ api }) : cmd.mcp ? serveMcp({ api }) : null;
+  if (stream && closers.length === 0) {
+    // stdio / MCP alone: the end of stdin ends the process after the last answer.
+    const code = await Promise.race([stream.then(() => 0), stop]);
+    await shutdown();
+    return code;
+  }
+  return stop;
+}
+
