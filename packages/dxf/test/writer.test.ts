@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { newDocument, readDxfSync, saveDxf, writeDxf, writeDxfWithResult } from '../src/index.js';
 import { TagWriter } from '../src/writer/tag-writer.js';
 import { codecFor } from '../src/tags/encoding.js';
+import { formatFloat, formatInt } from '../src/tags/format.js';
 import type { Entity } from '../src/types.js';
 import { FIXTURES, minimalDxf } from './helpers.js';
 
@@ -37,6 +38,29 @@ describe('tag writer', () => {
     utf.tag(1, 'Grüße α');
     utf.flush();
     expect(Buffer.concat(chunks).toString('utf8')).toBe('  1\nGrüße α\n');
+  });
+
+  it('writes numbers exactly as formatFloat and formatInt format them', () => {
+    // the writer formats numbers into bytes itself: any double must come out as the string forms do
+    const values: number[] = [0, -0, NaN, Infinity, -Infinity, 1e-5, 9.999999e-6, 1e-7, 0.1 + 0.2, 1e9, 1e9 - 0.5, 999999.9999999, 1e6 + 0.25];
+    for (const b of [2 ** 31 - 1, 2 ** 31, 2 ** 32, Number.MAX_SAFE_INTEGER, 2 ** 53, 2 ** 53 + 2, 1e16, 1e21, 1e22]) values.push(b, -b, b + 0.5, b - 1);
+    let seed = 12345;
+    const rnd = (): number => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const bits = new DataView(new ArrayBuffer(8));
+    for (let i = 0; i < 20000; i++) {
+      const mag = 10 ** Math.floor(rnd() * 24 - 8);
+      const decimals = Math.floor(rnd() * 13);
+      values.push(Number((rnd() * mag).toFixed(Math.min(decimals, 100))), -rnd() * mag, Math.round(rnd() * mag) * (rnd() < 0.5 ? -1 : 1));
+      bits.setUint32(0, (rnd() * 2 ** 32) >>> 0);
+      bits.setUint32(4, (rnd() * 2 ** 32) >>> 0);
+      values.push(bits.getFloat64(0));
+    }
+    const { w, text } = sink();
+    for (const v of values) {
+      w.tag(40, v);
+      w.tag(90, v);
+    }
+    expect(text()).toBe(values.map((v) => ` 40\n${formatFloat(v)}\n 90\n${formatInt(v)}\n`).join(''));
   });
 
   it('keeps a value on one line', () => {

@@ -16,6 +16,8 @@ export interface CompiledSub {
   /** Attribute by group code (points by their x code). */
   byCode: Map<number, AttrDef>;
   codec: SubclassCodec | undefined;
+  /** The attributes the last version written knows (filtered once, not per record). */
+  writeMemo: { version: string; attrs: readonly AttrDef[] };
 }
 
 export interface CompiledDef {
@@ -38,7 +40,7 @@ export interface CompiledDef {
 function compileSub(def: SubclassDef): CompiledSub {
   const byCode = new Map<number, AttrDef>();
   for (const a of def.attrs) if (!byCode.has(a.code)) byCode.set(a.code, a);
-  return { marker: def.marker, def, byCode, codec: def.codec };
+  return { marker: def.marker, def, byCode, codec: def.codec, writeMemo: { version: '', attrs: [] } };
 }
 
 function compile(type: string, def: RecordDef | undefined, context: RecordContext): CompiledDef {
@@ -80,8 +82,10 @@ const compiled: Record<RecordContext, Map<string, CompiledDef>> = {
  */
 export function compiledDef(type: string, context: RecordContext): CompiledDef {
   const cache = compiled[context];
-  const def = getDef(type);
   let cd = cache.get(type);
+  // a type cannot be declared twice: only an undeclared one may have been declared since
+  if (cd !== undefined && cd.def !== undefined) return cd;
+  const def = getDef(type);
   if (!cd || cd.def !== def) {
     cd = compile(type, def, context);
     cache.set(type, cd);

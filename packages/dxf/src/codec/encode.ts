@@ -5,7 +5,7 @@
 import type { AttrDef, AttrValue, CodecContext, DxfRecord, DxfVersion, Tag, TagSink } from '../types.js';
 import type { CompiledDef, CompiledSub } from './compiled-def.js';
 import { findSub } from './compiled-def.js';
-import { subclassMarkersFor } from '../entities/index.js';
+import { entityMarkersFor } from '../entities/index.js';
 
 export interface EncodeOptions {
   version: DxfVersion;
@@ -54,8 +54,11 @@ function writeDeclared(out: TagSink, sub: CompiledSub, rec: DxfRecord, opts: Enc
     return;
   }
   const attrs = rec.attrs;
-  for (const a of sub.def.attrs) {
-    if (newerThan(a.minVersion, opts.version)) continue;
+  let memo = sub.writeMemo;
+  if (memo.version !== opts.version) {
+    memo = sub.writeMemo = { version: opts.version, attrs: sub.def.attrs.filter((a) => !newerThan(a.minVersion, opts.version)) };
+  }
+  for (const a of memo.attrs) {
     let v = attrs[a.name];
     if (v === undefined) {
       if (!a.required || a.default === undefined) continue;
@@ -65,10 +68,18 @@ function writeDeclared(out: TagSink, sub: CompiledSub, rec: DxfRecord, opts: Enc
   }
 }
 
+/** One context per version rather than one per record written. */
+let lastCtx: CodecContext = { version: 'AC1032' };
+
+function contextFor(version: DxfVersion): CodecContext {
+  if (lastCtx.version !== version) lastCtx = { version };
+  return lastCtx;
+}
+
 /** Writes a record of a declared type or an undeclared one. */
 export function encodeRecord(cd: CompiledDef, rec: DxfRecord, out: TagSink, opts: EncodeOptions): void {
   const r12 = isR12(opts.version);
-  const ctx: CodecContext = { version: opts.version };
+  const ctx = contextFor(opts.version);
   out.tag(0, rec.type);
   if (opts.handles && rec.handle) out.tag(cd.handleCode, rec.handle);
   // written whenever present: R12 files that have them keep them (a conversion to R12 filters them)
@@ -88,7 +99,7 @@ export function encodeRecord(cd: CompiledDef, rec: DxfRecord, out: TagSink, opts
     const head = extra?.[''];
     if (head) writeTags(out, head);
     // a record made by the engine has no markers: its declaration picks them (POLYLINE by flags ...)
-    const list = rec.markers ?? (cd.context === 'entity' ? ['AcDbEntity', ...subclassMarkersFor(rec)] : undefined);
+    const list = rec.markers ?? (cd.context === 'entity' ? entityMarkersFor(rec) : undefined);
     if (list) {
       let idx = -1;
       let extrasDone: Set<string> | undefined;

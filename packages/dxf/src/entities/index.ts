@@ -12,7 +12,7 @@ import { POINT } from './point.js';
 import { TEXT } from './text.js';
 import { MTEXT } from './mtext.js';
 import { LWPOLYLINE } from './lwpolyline.js';
-import { POLYLINE, polylineMarker } from './polyline.js';
+import { POLYLINE, POLYLINE_MARKERS, polylineMarker } from './polyline.js';
 import { VERTEX, vertexMarkers } from './vertex.js';
 import { SEQEND } from './seqend.js';
 import { SPLINE } from './spline.js';
@@ -91,20 +91,49 @@ export function entityAttr(rec: DxfRecord, name: string): unknown {
  * `markers` of its own (a record created by the engine): chooses among alternatives by flags or
  * dimtype (POLYLINE, VERTEX, INSERT/MINSERT, DIMENSION); TEXT has AcDbText twice.
  */
-export function subclassMarkersFor(rec: DxfRecord): string[] {
+export function subclassMarkersFor(rec: DxfRecord): readonly string[] {
   const flags = Number(rec.attrs.flags ?? 0);
   switch (rec.type) {
     case 'POLYLINE':
-      return [polylineMarker(flags)];
+      return POLYLINE_MARKER_LISTS[polylineMarker(flags)]!;
     case 'VERTEX':
       return vertexMarkers(flags);
     case 'INSERT':
-      return Number(rec.attrs.column_count ?? 1) > 1 || Number(rec.attrs.row_count ?? 1) > 1
-        ? ['AcDbMInsertBlock']
-        : ['AcDbBlockReference'];
+      return Number(rec.attrs.column_count ?? 1) > 1 || Number(rec.attrs.row_count ?? 1) > 1 ? MINSERT_MARKERS : INSERT_MARKERS;
     case 'DIMENSION':
       return dimensionMarkers(Number(rec.attrs.dimtype ?? 0));
     default:
-      return (getDef(rec.type)?.subclasses ?? []).map((s) => s.marker);
+      return declaredMarkers(getDef(rec.type));
   }
+}
+
+// The lists above are shared, not made per call: the writer asks once per record it writes.
+const POLYLINE_MARKER_LISTS: Record<string, readonly string[]> = Object.fromEntries(POLYLINE_MARKERS.map((m) => [m, [m]]));
+const INSERT_MARKERS: readonly string[] = ['AcDbBlockReference'];
+const MINSERT_MARKERS: readonly string[] = ['AcDbMInsertBlock'];
+const NO_MARKERS: readonly string[] = [];
+const declaredLists = new WeakMap<RecordDef, readonly string[]>();
+
+function declaredMarkers(def: RecordDef | undefined): readonly string[] {
+  if (!def) return NO_MARKERS;
+  let list = declaredLists.get(def);
+  if (!list) declaredLists.set(def, (list = def.subclasses.map((s) => s.marker)));
+  return list;
+}
+
+const entityLists = new Map<string, (readonly string[])[]>();
+
+/** `['AcDbEntity', ...subclassMarkersFor(rec)]`, one shared array per distinct list. */
+export function entityMarkersFor(rec: DxfRecord): readonly string[] {
+  const chosen = subclassMarkersFor(rec);
+  let variants = entityLists.get(rec.type);
+  if (!variants) entityLists.set(rec.type, (variants = []));
+  outer: for (const v of variants) {
+    if (v.length !== chosen.length + 1) continue;
+    for (let i = 0; i < chosen.length; i++) if (v[i + 1] !== chosen[i]) continue outer;
+    return v;
+  }
+  const full = ['AcDbEntity', ...chosen];
+  variants.push(full);
+  return full;
 }

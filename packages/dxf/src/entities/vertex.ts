@@ -36,12 +36,19 @@ export const VERTEX_FLAGS = {
   POLYLINE_3D: 32, POLYGON_MESH: 64, POLYFACE_MESH_VERTEX: 128,
 } as const;
 
+// shared lists: a drawing of old-style polylines asks for these once per vertex
+const FACE_RECORD: readonly string[] = ['AcDbFaceRecord'];
+const VERTEX_3D: readonly string[] = ['AcDbVertex', 'AcDb3dPolylineVertex'];
+const VERTEX_POLYFACE: readonly string[] = ['AcDbVertex', 'AcDbPolyFaceMeshVertex'];
+const VERTEX_MESH: readonly string[] = ['AcDbVertex', 'AcDbPolygonMeshVertex'];
+const VERTEX_2D: readonly string[] = ['AcDbVertex', 'AcDb2dVertex'];
+
 /** The subclass markers a VERTEX with these flags is written with. */
-export function vertexMarkers(flags: number): string[] {
+export function vertexMarkers(flags: number): readonly string[] {
   const f = flags & (VERTEX_FLAGS.POLYGON_MESH | VERTEX_FLAGS.POLYFACE_MESH_VERTEX);
-  if (f === VERTEX_FLAGS.POLYFACE_MESH_VERTEX) return ['AcDbFaceRecord'];
-  if (flags & VERTEX_FLAGS.POLYLINE_3D) return ['AcDbVertex', 'AcDb3dPolylineVertex'];
-  if (f === (VERTEX_FLAGS.POLYGON_MESH | VERTEX_FLAGS.POLYFACE_MESH_VERTEX)) return ['AcDbVertex', 'AcDbPolyFaceMeshVertex'];
-  if (f === VERTEX_FLAGS.POLYGON_MESH) return ['AcDbVertex', 'AcDbPolygonMeshVertex'];
-  return ['AcDbVertex', 'AcDb2dVertex'];
+  if (f === VERTEX_FLAGS.POLYFACE_MESH_VERTEX) return FACE_RECORD;
+  if (flags & VERTEX_FLAGS.POLYLINE_3D) return VERTEX_3D;
+  if (f === (VERTEX_FLAGS.POLYGON_MESH | VERTEX_FLAGS.POLYFACE_MESH_VERTEX)) return VERTEX_POLYFACE;
+  if (f === VERTEX_FLAGS.POLYGON_MESH) return VERTEX_MESH;
+  return VERTEX_2D;
 }
