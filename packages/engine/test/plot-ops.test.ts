@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { active, call, dump, engine, fails, ok } from './helpers.js';
 import { decodePng, ezdxfAudit, hasEzdxf, inkBox, readDoc } from './render-helpers.js';
 import type { Engine } from '../src/index.js';
-import type { DxfRecord, Tag } from '../src/dxf.js';
+import type { DxfObject, Tag } from '../src/dxf.js';
 import { pageSetupOf } from '../src/plot/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'lw-plot-ops-'));
@@ -90,7 +90,7 @@ describe('plot op', () => {
 });
 
 describe('page setup scale units', () => {
-  const layout = (tags: Tag[]): DxfRecord => ({ kind: 'object', type: 'LAYOUT', handle: '1', owner: '0', attrs: {}, extra: { AcDbPlotSettings: tags } });
+  const layout = (tags: Tag[]): DxfObject => ({ kind: 'object', type: 'LAYOUT', handle: '1', owner: '0', attrs: {}, extra: { AcDbPlotSettings: tags } });
   it('reads standard scales on inch paper as inches of paper per drawing unit', () => {
     // a Tabloid sheet at 1:1 with paper units in inches (72 = 0), as AutoCAD writes US drawings
     const inch = pageSetupOf('S', layout([[44, '279.4'], [45, '431.8'], [70, '692'], [72, '0'], [74, '1'], [75, '16'], [142, '1'], [143, '1']]));

@@ -390,7 +390,7 @@ describe('rules and errors', () => {
 
   it('401 without, with a malformed or with a wrong token — for every route, OpenAPI included', async () => {
     for (const path of ['/api/v1/ready', '/api/v1/openapi', '/api/v1/entities']) {
-      for (const headers of [{}, { Authorization: `bearer ${s.token}` }, { Authorization: `Bearer ${s.token.slice(1)}` }, { authorization: 'Bearer x' }]) {
+      for (const headers of [{}, { Authorization: `bearer ${s.token}` }, { Authorization: `Bearer ${s.token.slice(1)}` }, { authorization: 'Bearer x' }] as Record<string, string>[]) {
         const r = await request(s.port, 'GET', path, { token: null, headers });
         expect(r.statusLine).toBe('HTTP/1.1 401 Unauthorized');
         expect(r.json).toEqual({ ok: false, code: 'unauthorized', error: expect.stringMatching(/Authorization/), http_status: 401 });
