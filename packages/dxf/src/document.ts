@@ -15,6 +15,7 @@ import type {
 import { dictEntries } from './defs/objects.js';
 import { DxfError } from './errors.js';
 import { HEADER_VARS } from './header/header-vars.js';
+import { HandleIndex } from './handle-index.js';
 import { formatNumber } from './tags/format.js';
 import { ValueKind, valueKind } from './tags/group-codes.js';
 import type { DxfRecord, DxfVersion, Entity, Tag } from './types.js';
@@ -77,7 +78,7 @@ export class DxfDocument implements DocumentApi {
   /** Set on drawings converted down to R12: the writer drops every tag R12 has no code for. */
   strictR12 = false;
 
-  private readonly index = new Map<string, DxfRecord>();
+  private readonly index = new HandleIndex();
   /** Next handle to try; -1 until first needed (computing it walks every handle). */
   private seed = -1n;
 
@@ -141,15 +142,20 @@ export class DxfDocument implements DocumentApi {
     // numbers while they are exact: a bigint per handle would slow down every write
     let max = 0;
     let big = 0n;
-    for (const h of this.index.keys()) {
-      if (h.length <= 13) {
-        const n = parseInt(h, 16);
+    this.index.forEachValue(
+      (n) => {
         if (n > max) max = n;
-      } else {
-        const n = parseHandle(h);
-        if (n > big) big = n;
-      }
-    }
+      },
+      (h) => {
+        if (h.length <= 13) {
+          const n = parseInt(h, 16);
+          if (n > max) max = n;
+        } else {
+          const n = parseHandle(h);
+          if (n > big) big = n;
+        }
+      },
+    );
     const top = big > BigInt(max) ? big : BigInt(max);
     const declared = this.header.get('$HANDSEED');
     const fromHeader = declared && declared[0] ? parseHandle(declared[0][1]) : 0n;

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { readTags } from '../src/tags/read-tags.js';
 import { codecFor, decodeUnicodeEscapes } from '../src/tags/encoding.js';
+import { parseNumber } from '../src/tags/parse-number.js';
 import { FIXTURES, dxf } from './helpers.js';
 
 describe('ASCII tags', () => {
@@ -148,5 +149,19 @@ describe('encoders', () => {
 
   it('round-trips every byte value of the fixtures through dxf()', () => {
     expect(readTags(dxf([[1, 'a'], [0, 'EOF']])).tags).toEqual([[1, 'a'], [0, 'EOF']]);
+  });
+});
+
+describe('number parsing', () => {
+  it('gives exactly the double +s gives, and NaN for an empty value', () => {
+    const samples = ['-', '.', '-.', '1.', '.5', '-0', '0', '00012.50', '1e5', '1E-3', ' 1', '1 ', '1.2.3', '0x10', 'Infinity', '+3', '--1', '1-', '123456789012345', '1234567890123456', '0.1234567890123456', '-999999999999999.9'];
+    let seed = 99;
+    const rnd = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+    for (let i = 0; i < 50000; i++) {
+      const v = (rnd() - 0.5) * 10 ** Math.floor(rnd() * 30 - 10);
+      samples.push(String(v), v.toFixed(Math.floor(rnd() * 16)), v.toPrecision(1 + Math.floor(rnd() * 17)));
+    }
+    for (const s of samples) expect(Object.is(parseNumber(s), +s), s).toBe(true);
+    expect(parseNumber('')).toBeNaN();
   });
 });

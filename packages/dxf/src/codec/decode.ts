@@ -7,10 +7,11 @@ import type { CompiledDef, CompiledSub } from './compiled-def.js';
 import { findSub } from './compiled-def.js';
 import { subclassMarkersFor } from '../entities/index.js';
 import type { CodecContext } from '../types.js';
+import { parseNumber } from '../tags/parse-number.js';
 
 function num(v: string): number {
   // Number('') is 0 and Number(' ') too: an empty value is not a number
-  return v.length === 0 ? NaN : +v;
+  return parseNumber(v);
 }
 
 /** Parses one declared attribute at tag `i`; returns the index of its last tag, or -1 if the value is unusable. */

@@ -3,6 +3,7 @@
 // record codec (not in this folder) does the same for subclasses without a codec; these helpers
 // exist so that codecs for subclasses with repeated groups handle their plain attributes the same way.
 import { DXF_VERSIONS } from '../types.js';
+import { parseNumber } from '../tags/parse-number.js';
 import type { AttrDef, AttrValue, CodecContext, DxfRecord, DxfVersion, SubclassCodec, Tag, TagSink, Vec3 } from '../types.js';
 
 const VERSION_INDEX = new Map<string, number>(DXF_VERSIONS.map((v, i) => [v, i]));
@@ -15,7 +16,7 @@ export function versionAtLeast(version: DxfVersion | string, min: DxfVersion | u
 }
 
 export function num(value: string): number {
-  const n = Number(value);
+  const n = parseNumber(value);
   return Number.isNaN(n) ? 0 : n;
 }
 

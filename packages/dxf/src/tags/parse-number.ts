@@ -1,0 +1,34 @@
+// Numbers from DXF text. `+s` goes through the runtime's general string-to-double conversion for
+// every coordinate of a file; most values are plain decimals with few digits, which are parsed
+// here exactly: a mantissa below 10^15 and a power of ten up to 10^15 are both exact doubles, so
+// one division rounds correctly and gives the very double `+s` gives. Anything else takes `+s`.
+
+const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
+
+/** `+s`, except that an empty string is not a number (NaN, where `+''` is 0). */
+export function parseNumber(s: string): number {
+  const n = s.length;
+  if (n === 0) return NaN;
+  let i = 0;
+  let neg = false;
+  if (s.charCodeAt(0) === 45) {
+    neg = true;
+    i = 1;
+  }
+  let m = 0;
+  let digits = 0;
+  let decimals = 0;
+  let dot = false;
+  for (; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 48 && c <= 57) {
+      m = m * 10 + (c - 48);
+      digits++;
+      if (dot) decimals++;
+    } else if (c === 46 && !dot) dot = true;
+    else return +s;
+  }
+  if (digits === 0 || digits > 15) return +s;
+  const v = decimals === 0 ? m : m / POW10[decimals]!;
+  return neg ? -v : v;
+}
