@@ -1,16 +1,18 @@
 import { ApiError } from './errors.js';
 import { isExpired } from './keys.js';
 import type { VerifyFailureCode } from './schemas.js';
-import type { ApiKeyRecord, KeyStore, KeyUse } from './store/types.js';
+import type { ApiKeyRecord, KeyStore } from './store/types.js';
 
 export type VerifyOutcome =
   | { valid: true; id: string; userId: string; organizationId: string; permissions: string[]; expiresAt: string | null }
   | { valid: false; code: VerifyFailureCode };
 
-/** A verification is decided again when its key changes between the read and the count. */
+/** A verification is decided again when its key changes between the look and the count. */
 const VERIFY_ATTEMPTS = 5;
 /** Bounds one statement's parameter list and one batch's latency under a flood. */
 const MAX_BATCH = 512;
+/** Keys whose permissions are remembered; beyond this the oldest are read again when next used. */
+const MAX_REMEMBERED = 10_000;
 
 interface Pending {
   hash: string;
@@ -21,26 +23,45 @@ interface Pending {
   reject(err: unknown): void;
 }
 
+/** The requests of one batch for one key, to be counted as if the key holds `permissions`. */
+interface Group {
+  hash: string;
+  permissions: string[];
+  requests: Pending[];
+}
+
+const INSUFFICIENT: VerifyOutcome = Object.freeze({ valid: false, code: 'INSUFFICIENT_PERMISSIONS' });
+
 /**
- * Group commit for verifications. One batch runs at a time: it reads every key its requests name in
- * one statement, decides each request, and counts the valid ones with one guarded UPDATE per key
- * (`request_count + n`), then answers. Requests arriving meanwhile wait for the next batch, so a
- * request is always decided on a read made after it arrived: a key revoked by any process is
- * refused on the next request, and nothing is cached between batches. Counts are committed before
- * the answer leaves, so N valid answers mean exactly N more in `requestCount`, in every process.
+ * Group commit for verifications. A batch takes every request queued so far, and for each key it
+ * names sends one guarded statement that counts its valid requests (`request_count + n`, only if
+ * the key is still active, unexpired and holds the permissions the requests were decided on) and
+ * returns the key's identity; the answers leave once that count has committed. So every answer
+ * rests on the database as it stood after the request arrived, a key revoked or changed by any
+ * process is refused on the next request, and N valid answers mean exactly N more in `requestCount`.
+ *
+ * To decide a request before counting it, the batcher needs the key's permissions. It remembers
+ * them from the last read, but only as a guess: the guard refuses to count when the stored
+ * permissions differ (or the key is gone, revoked or expired), and those requests are decided again
+ * on a fresh read. Keys never seen, or whose requests the guess would all refuse, are read first,
+ * so a refusal is always based on a read made after the request arrived, or on a count made in the
+ * same batch. In the steady state a batch is one round trip.
  *
  * Under load this turns N reads and N hot-row writes (which serialise on the row lock and the
- * commit) into one of each per batch; with no load a request runs alone, one event-loop turn later.
+ * commit) into one statement per key per batch; with no load a request runs alone, one event-loop
+ * turn later.
  */
 export class VerificationBatcher {
   private queue: Pending[] = [];
   private running = 0;
   private scheduled = false;
+  /** Key hash -> permissions at the last read: a guess for the counting guard, never an answer. */
+  private readonly permissionsOf = new Map<string, string[]>();
 
   constructor(
     private readonly store: KeyStore,
     private readonly now: () => Date,
-    /** Batches in flight at once; measured: more than one did not help on either database. */
+    /** Batches in flight at once. */
     private readonly maxInFlight = 1,
   ) {}
 
@@ -76,53 +97,79 @@ export class VerificationBatcher {
   }
 
   private async decide(batch: Pending[]): Promise<void> {
-    const records = await this.store.findKeysByHash([...new Set(batch.map((p) => p.hash))]);
-    const byHash = new Map(records.map((r) => [r.keyHash, r]));
     const now = this.now();
-    const groups = new Map<string, { use: KeyUse; record: ApiKeyRecord; waiting: Pending[] }>();
+    const byHash = new Map<string, Pending[]>();
     for (const p of batch) {
-      const record = byHash.get(p.hash);
-      const failure = refusal(record, p.needed, now);
+      const requests = byHash.get(p.hash);
+      if (requests) requests.push(p);
+      else byHash.set(p.hash, [p]);
+    }
+    const known: Group[] = [];
+    const unknown: string[] = [];
+    for (const [hash, requests] of byHash) {
+      const permissions = this.permissionsOf.get(hash);
+      if (permissions && requests.some((p) => holds(permissions, p.needed))) known.push({ hash, permissions, requests });
+      else unknown.push(hash);
+    }
+    await Promise.all([this.count(known, now), unknown.length > 0 ? this.readAndCount(unknown, byHash, now) : undefined]);
+  }
+
+  private async readAndCount(hashes: string[], byHash: Map<string, Pending[]>, now: Date): Promise<void> {
+    const records = new Map((await this.store.findKeysByHash(hashes)).map((r) => [r.keyHash, r]));
+    const groups: Group[] = [];
+    for (const hash of hashes) {
+      const requests = byHash.get(hash)!;
+      const record = records.get(hash);
+      const failure = stateRefusal(record, now);
       if (failure) {
-        p.resolve({ valid: false, code: failure });
+        this.permissionsOf.delete(hash);
+        for (const p of requests) p.resolve({ valid: false, code: failure });
         continue;
       }
-      // A key's uses are counted under the permissions they were decided on.
-      const key = `${record!.id}\u0000${JSON.stringify(record!.permissions)}`;
-      let group = groups.get(key);
-      if (!group) {
-        group = { use: { id: record!.id, permissions: record!.permissions, count: 0 }, record: record!, waiting: [] };
-        groups.set(key, group);
-      }
-      group.use.count++;
-      group.waiting.push(p);
+      this.remember(hash, record!.permissions);
+      if (requests.some((p) => holds(record!.permissions, p.needed))) groups.push({ hash, permissions: record!.permissions, requests });
+      else for (const p of requests) p.resolve(INSUFFICIENT);
     }
-    if (groups.size === 0) return;
-    const list = [...groups.values()];
+    await this.count(groups, now);
+  }
+
+  private async count(groups: Group[], now: Date): Promise<void> {
+    if (groups.length === 0) return;
     const counted = await this.store.recordKeyUses(
-      list.map((g) => g.use),
+      groups.map((g) => ({ keyHash: g.hash, permissions: g.permissions, count: g.requests.filter((p) => holds(g.permissions, p.needed)).length })),
       now,
     );
-    list.forEach((group, i) => {
-      if (counted[i]) {
-        const r = group.record;
-        const outcome: VerifyOutcome = { valid: true, id: r.id, userId: r.userId, organizationId: r.organizationId, permissions: r.permissions, expiresAt: r.expiresAt };
-        for (const p of group.waiting) p.resolve(outcome);
+    groups.forEach((group, i) => {
+      const key = counted[i];
+      if (key) {
+        // The count proved the key active, unexpired and holding these permissions just now.
+        const valid: VerifyOutcome = { valid: true, ...key, permissions: group.permissions };
+        for (const p of group.requests) p.resolve(holds(group.permissions, p.needed) ? valid : INSUFFICIENT);
         return;
       }
-      // The key was revoked, updated or expired after the read: decide again on a fresh read.
-      for (const p of group.waiting) {
+      // Revoked, updated, expired or removed since the permissions were read: decide on a fresh read.
+      this.permissionsOf.delete(group.hash);
+      for (const p of group.requests) {
         if (++p.attempts >= VERIFY_ATTEMPTS) p.reject(new ApiError('SERVICE_UNAVAILABLE', 'The key changed repeatedly during verification; retry'));
         else this.queue.push(p);
       }
     });
   }
+
+  private remember(hash: string, permissions: string[]): void {
+    this.permissionsOf.delete(hash);
+    if (this.permissionsOf.size >= MAX_REMEMBERED) this.permissionsOf.delete(this.permissionsOf.keys().next().value!);
+    this.permissionsOf.set(hash, permissions);
+  }
 }
 
-function refusal(record: ApiKeyRecord | undefined, needed: string[], now: Date): VerifyFailureCode | null {
+function holds(permissions: string[], needed: string[]): boolean {
+  return needed.every((p) => permissions.includes(p));
+}
+
+function stateRefusal(record: ApiKeyRecord | undefined, now: Date): VerifyFailureCode | null {
   if (!record) return 'NOT_FOUND';
   if (!record.isActive) return 'REVOKED';
   if (isExpired(record.expiresAt, now)) return 'EXPIRED';
-  if (!needed.every((p) => record.permissions.includes(p))) return 'INSUFFICIENT_PERMISSIONS';
   return null;
 }

@@ -749,6 +749,54 @@ function suite(backend: Backend) {
       expect((await api.get('/api-keys', alice.jwt)).body.data[0].requestCount).toBe(valid);
     });
 
+    it('decides a batch mixing valid and refused requests for one key request by request, counting only the valid', async () => {
+      const alice = await caller();
+      const k = await create(alice, { permissions: ['drawings:read', 'plots:create'] });
+      const needs = [['drawings:read'], ['drawings:write'], [], ['plots:create', 'drawings:read'], ['layers:read']];
+      // Twice: once with the key never verified before, once with its permissions already seen.
+      for (let round = 1; round <= 2; round++) {
+        const calls = Array.from({ length: 25 }, (_, i) => needs[i % needs.length]!);
+        const results = await Promise.all(calls.map((permissions) => api.post('/api-keys/verify', { key: k.rawKey, permissions })));
+        results.forEach((r, i) => {
+          const valid = calls[i]!.every((p) => p === 'drawings:read' || p === 'plots:create');
+          expect(r.body.data).toEqual(valid ? expect.objectContaining({ valid: true, id: k.id }) : { valid: false, code: 'INSUFFICIENT_PERMISSIONS' });
+        });
+        expect((await api.get('/api-keys', alice.jwt)).body.data[0].requestCount).toBe(15 * round);
+      }
+      // Only refusals for a key whose permissions were seen before: still decided on fresh data.
+      const refused = await Promise.all(Array.from({ length: 10 }, () => api.post('/api-keys/verify', { key: k.rawKey, permissions: ['layers:read'] })));
+      for (const r of refused) expect(r.body.data).toEqual({ valid: false, code: 'INSUFFICIENT_PERMISSIONS' });
+      expect((await api.get('/api-keys', alice.jwt)).body.data[0].requestCount).toBe(30);
+    });
+
+    it('answers on the stored key when another process changed it after this one verified it', async () => {
+      const alice = await caller();
+      const k = await create(alice, { permissions: ['drawings:read'], expiresIn: '30d' });
+      const sqlText = (text: string) => text.replace(/\$\d/g, backend.name === 'sqlite' ? '?' : '$&');
+      const verify = async (permissions: string[]) => (await api.post('/api-keys/verify', { key: k.rawKey, permissions })).body.data;
+      const count = async () => (await api.get('/api-keys', alice.jwt)).body.data[0].requestCount;
+      expect((await verify(['drawings:read'])).valid).toBe(true);
+
+      // Written behind this service's back, as another process sharing the database would.
+      await backend.exec(sqlText('UPDATE api_keys SET permissions = $1 WHERE id = $2'), [JSON.stringify(['plots:create']), k.id]);
+      // Withdrawn since this process last read the key.
+      expect(await verify(['drawings:read'])).toEqual({ valid: false, code: 'INSUFFICIENT_PERMISSIONS' });
+      // Granted since this process last read the key.
+      await backend.exec(sqlText('UPDATE api_keys SET permissions = $1 WHERE id = $2'), [JSON.stringify(['plots:create', 'layers:read']), k.id]);
+      expect(await verify(['layers:read'])).toMatchObject({ valid: true, permissions: ['plots:create', 'layers:read'] });
+      expect(await count()).toBe(2);
+
+      const renewed = new Date(Date.now() + 90 * DAY).toISOString();
+      await backend.exec(sqlText('UPDATE api_keys SET expires_at = $1 WHERE id = $2'), [renewed, k.id]);
+      expect(await verify([])).toMatchObject({ valid: true, expiresAt: renewed });
+      await backend.exec(sqlText('UPDATE api_keys SET expires_at = $1 WHERE id = $2'), [new Date(Date.now() - 1000).toISOString(), k.id]);
+      expect(await verify([])).toEqual({ valid: false, code: 'EXPIRED' });
+      await backend.exec(sqlText('UPDATE api_keys SET expires_at = $1, is_active = $2 WHERE id = $3'), [renewed, backend.name === 'sqlite' ? 0 : false, k.id]);
+      expect(await verify([])).toEqual({ valid: false, code: 'REVOKED' });
+      await backend.exec(sqlText('DELETE FROM api_keys WHERE id = $1'), [k.id]);
+      expect(await verify([])).toEqual({ valid: false, code: 'NOT_FOUND' });
+    });
+
     it('treats an expired key as still active for PATCH and revoke, and valid again once renewed', async () => {
       const alice = await caller();
       const k = await create(alice, { name: 'old', expiresIn: '30d' });

@@ -8,6 +8,7 @@ import type {
   AuditPage,
   AuditQuery,
   Dialect,
+  CountedKey,
   KeyStore,
   KeyUse,
   KeyStoreTx,
@@ -109,6 +110,14 @@ function toKey(row: KeyRow): ApiKeyRecord {
   };
 }
 
+type CountedRow = Pick<KeyRow, 'id' | 'user_id' | 'organization_id' | 'expires_at'>;
+
+function toCounted({ rows }: { rows: CountedRow[] }): CountedKey | null {
+  const row = rows[0];
+  if (!row) return null;
+  return { id: row.id, userId: row.user_id, organizationId: row.organization_id, expiresAt: iso(row.expires_at) };
+}
+
 function toAudit(row: AuditRow): AuditEntry {
   return {
     id: row.id,
@@ -150,7 +159,7 @@ function prepare<A extends Record<string, unknown>>(query: Compilable<unknown>):
 export class KyselyKeyStore implements KeyStore {
   readonly dialect: Dialect;
   private readonly findByHashes: (args: { hashes: unknown }) => CompiledQuery;
-  private readonly countUses: (args: { id: string; now: string; permissions: string; count: number }) => CompiledQuery;
+  private readonly countUses: (args: { hash: string; now: string; permissions: string; count: number }) => CompiledQuery;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -169,16 +178,18 @@ export class KyselyKeyStore implements KeyStore {
           // Batches can commit out of order; last use only ever moves forward.
           last_used: sql`case when last_used is null or last_used < ${slot('now')} then ${slot('now')} else last_used end`,
         })
-        .where('id', '=', slot('id'))
+        .where('key_hash', '=', slot('hash'))
         .where('is_active', '=', hooks.bool(true))
         .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', slot('now'))]))
-        .where('permissions', '=', slot('permissions')),
+        .where('permissions', '=', slot('permissions'))
+        // The answer to a counted verification, read under the same row lock as the count.
+        .returning(['id', 'user_id', 'organization_id', 'expires_at']),
     );
   }
 
   /** The SQL text of the per-verification statements, for drivers that prepare them natively. */
   hotStatements(): string[] {
-    return [this.findByHashes({ hashes: [] }).sql, this.countUses({ id: '', now: '', permissions: '', count: 0 }).sql];
+    return [this.findByHashes({ hashes: [] }).sql, this.countUses({ hash: '', now: '', permissions: '', count: 0 }).sql];
   }
 
   async transaction<T>(work: (tx: KeyStoreTx) => Promise<T>): Promise<T> {
@@ -203,18 +214,17 @@ export class KyselyKeyStore implements KeyStore {
     return rows.map(toKey);
   }
 
-  async recordKeyUses(uses: KeyUse[], now: Date): Promise<boolean[]> {
+  async recordKeyUses(uses: KeyUse[], now: Date): Promise<Array<CountedKey | null>> {
     const at = now.toISOString();
-    const queries = uses.map((u) => this.countUses({ id: u.id, now: at, permissions: JSON.stringify(u.permissions), count: u.count }));
-    const counted = (r: { numAffectedRows?: bigint }) => (r.numAffectedRows ?? 0n) > 0n;
+    const queries = uses.map((u) => this.countUses({ hash: u.keyHash, now: at, permissions: JSON.stringify(u.permissions), count: u.count }));
     if (this.hooks.countInOneTransaction && queries.length > 1) {
       return this.db.transaction().execute(async (trx) => {
-        const out: boolean[] = [];
-        for (const q of queries) out.push(counted(await trx.executeQuery(q)));
+        const out: Array<CountedKey | null> = [];
+        for (const q of queries) out.push(toCounted(await trx.executeQuery<CountedRow>(q)));
         return out;
       });
     }
-    return Promise.all(queries.map(async (q) => counted(await this.db.executeQuery(q))));
+    return Promise.all(queries.map(async (q) => toCounted(await this.db.executeQuery<CountedRow>(q))));
   }
 
   async listAuditLogs(query: AuditQuery): Promise<AuditPage> {

@@ -65,9 +65,17 @@ export type AuditPage =
 
 /** Uses of one key to count, valid only while the key still holds `permissions`. */
 export interface KeyUse {
-  id: string;
+  keyHash: string;
   permissions: string[];
   count: number;
+}
+
+/** The identity of a key as it stood when a use of it was counted. */
+export interface CountedKey {
+  id: string;
+  userId: string;
+  organizationId: string;
+  expiresAt: string | null;
 }
 
 /** Operations available inside one transaction. */
@@ -99,10 +107,11 @@ export interface KeyStore {
   /**
    * Adds each use's count to its key's request count and moves last use forward to `now`, each in
    * one guarded statement: only if the stored key is still active, unexpired at `now` and holds the
-   * same permissions as the use. The answer says, use by use, whether it was counted; a use that was
-   * not (the key changed in between) must be decided again on fresh data.
+   * same permissions as the use. The answer says, use by use, what the key was when it was counted,
+   * or null when it was not (missing, or changed since the caller looked): such a use must be
+   * decided again on fresh data.
    */
-  recordKeyUses(uses: KeyUse[], now: Date): Promise<boolean[]>;
+  recordKeyUses(uses: KeyUse[], now: Date): Promise<Array<CountedKey | null>>;
   listAuditLogs(query: AuditQuery): Promise<AuditPage>;
   /** Throws when the database cannot be reached. */
   ping(): Promise<void>;
