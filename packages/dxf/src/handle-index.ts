@@ -1,8 +1,8 @@
 // Records by handle. Reading a drawing indexes every record, so this is on the reader's hot path:
 // a Map keyed by strings cost about as much as scanning the file. Canonical handles (upper-case
-// hex without leading zeros, up to 13 digits, so exact as doubles) are kept by value in an
-// open-addressing table; anything else ("00AB", lower case, 64-bit) in a Map, so that every
-// string is still its own key exactly as before.
+// hex without leading zeros, up to 8 digits) are kept by value in an open-addressing table of
+// 32-bit numbers; anything else ("00AB", lower case, longer) in a Map, so that every string is
+// still its own key exactly as before.
 import type { DxfRecord } from './types.js';
 
 const MIN_BITS = 10;
@@ -10,7 +10,7 @@ const MIN_BITS = 10;
 /** The value of a canonical handle, or -1 when `h` is not one. */
 function canonicalValue(h: string): number {
   const n = h.length;
-  if (n === 0 || n > 13 || h.charCodeAt(0) === 48) return -1;
+  if (n === 0 || n > 8 || h.charCodeAt(0) === 48) return -1;
   let v = 0;
   for (let i = 0; i < n; i++) {
     const c = h.charCodeAt(i);
@@ -26,24 +26,23 @@ function canonicalValue(h: string): number {
 export class HandleIndex {
   private bits = MIN_BITS;
   /** Hash table of handle values; 0 marks a free slot (0 is no canonical handle). */
-  private keys = new Float64Array(1 << MIN_BITS);
+  private keys = new Uint32Array(1 << MIN_BITS);
   /** Where the record of each table slot is in `recs`. */
   private slots = new Int32Array(1 << MIN_BITS);
-  // Records are kept densely, apart from the table: growing the table then moves numbers only,
-  // and the garbage collector sees one plain array instead of a hash table of pointers.
-  private readonly recs: DxfRecord[] = [];
-  private readonly recKeys: number[] = [];
+  // Records are kept apart from the table, in the order they came: growing the table then moves
+  // numbers only, and the garbage collector sees one plain array instead of a table of pointers.
+  // Deleting leaves a hole, filled in when holes are half the array.
+  private recs: (DxfRecord | undefined)[] = [];
+  private count = 0;
   private readonly other = new Map<string, DxfRecord>();
 
   get size(): number {
-    return this.recs.length + this.other.size;
+    return this.count + this.other.size;
   }
 
-  /** Fibonacci hashing of both 32-bit halves: consecutive handles land far apart. */
+  /** Fibonacci hashing: consecutive handles land far apart. */
   private home(v: number): number {
-    const lo = v >>> 0;
-    const hi = (v / 4294967296) >>> 0;
-    return Math.imul(lo ^ Math.imul(hi, 0x85ebca6b), 0x9e3779b1) >>> (32 - this.bits);
+    return Math.imul(v, 0x9e3779b1) >>> (32 - this.bits);
   }
 
   /** The slot holding `v`, or the free slot where it would go. */
@@ -80,14 +79,14 @@ export class HandleIndex {
       this.recs[this.slots[i]!] = rec;
       return;
     }
-    if ((this.recs.length + 1) * 2 > this.keys.length) {
-      this.grow();
+    if ((this.count + 1) * 2 > this.keys.length) {
+      this.rehash(this.bits + 1);
       i = this.slot(v);
     }
     this.keys[i] = v;
     this.slots[i] = this.recs.length;
     this.recs.push(rec);
-    this.recKeys.push(v);
+    this.count++;
   }
 
   delete(h: string): boolean {
@@ -98,17 +97,7 @@ export class HandleIndex {
     const mask = keys.length - 1;
     let i = this.slot(v);
     if (keys[i] !== v) return false;
-    // the last record fills the gap in `recs`
-    const at = slots[i]!;
-    const last = this.recs.length - 1;
-    if (at !== last) {
-      const lastKey = this.recKeys[last]!;
-      this.recs[at] = this.recs[last]!;
-      this.recKeys[at] = lastKey;
-      slots[this.slot(lastKey)] = at;
-    }
-    this.recs.pop();
-    this.recKeys.pop();
+    this.recs[slots[i]!] = undefined;
     // backward-shift deletion: later entries of the probe run move up, so no tombstones pile up
     let j = i;
     for (;;) {
@@ -124,30 +113,46 @@ export class HandleIndex {
       }
     }
     keys[i] = 0;
+    this.count--;
+    if (this.recs.length > 64 && this.count * 2 < this.recs.length) this.rehash(this.bits);
     return true;
   }
 
-  private grow(): void {
-    this.bits++;
-    this.keys = new Float64Array(1 << this.bits);
-    this.slots = new Int32Array(1 << this.bits);
-    const recKeys = this.recKeys;
-    for (let at = 0; at < recKeys.length; at++) {
-      const i = this.slot(recKeys[at]!);
-      this.keys[i] = recKeys[at]!;
-      this.slots[i] = at;
+  /** Rebuilds the table with 2^bits slots, and `recs` without holes. */
+  private rehash(bits: number): void {
+    const oldKeys = this.keys;
+    const oldSlots = this.slots;
+    const oldRecs = this.recs;
+    this.bits = bits;
+    this.keys = new Uint32Array(1 << bits);
+    this.slots = new Int32Array(1 << bits);
+    const compact = this.count < oldRecs.length;
+    if (compact) this.recs = [];
+    for (let j = 0; j < oldKeys.length; j++) {
+      const k = oldKeys[j]!;
+      if (k === 0) continue;
+      const i = this.slot(k);
+      this.keys[i] = k;
+      if (compact) {
+        this.slots[i] = this.recs.length;
+        this.recs.push(oldRecs[oldSlots[j]!]);
+      } else this.slots[i] = oldSlots[j]!;
     }
   }
 
   /** Every handle and its record (canonical handles are spelt back from their value). */
   *entries(): IterableIterator<[string, DxfRecord]> {
-    for (let at = 0; at < this.recs.length; at++) yield [this.recKeys[at]!.toString(16).toUpperCase(), this.recs[at]!];
+    const keys = this.keys;
+    for (let i = 0; i < keys.length; i++) {
+      if (keys[i] !== 0) yield [keys[i]!.toString(16).toUpperCase(), this.recs[this.slots[i]!]!];
+    }
     yield* this.other;
   }
 
   /** Values of the canonical handles as numbers, and the other handles as strings, for the seed. */
   forEachValue(num: (v: number) => void, str: (h: string) => void): void {
-    for (const v of this.recKeys) num(v);
+    const keys = this.keys;
+    for (let i = 0; i < keys.length; i++) if (keys[i] !== 0) num(keys[i]!);
     for (const h of this.other.keys()) str(h);
   }
 
