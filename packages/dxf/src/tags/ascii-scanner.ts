@@ -3,6 +3,7 @@
 // cheap `slice`s of it; values with bytes above 0x7F are decoded from the bytes with the file's
 // code page. Only LF ends a line (a CR before it is dropped), so 0x85 and lone CRs inside values
 // stay what they are.
+import { isAscii } from 'node:buffer';
 import { DxfError } from '../errors.js';
 import type { Diagnostic } from '../document-api.js';
 import { decodeUnicodeEscapes, type ValueDecoder } from './encoding.js';
@@ -140,14 +141,20 @@ export class AsciiTagScanner implements DecodingControl {
     const s = toBuffer(b).toString('latin1');
     const len = b.length;
     const buf = this.buf;
+    // most chunks are plain ASCII: then the line search need not collect the bytes' high bits
+    const ascii = isAscii(b);
     while (pos < len) {
       let e = pos;
       let high = 0;
-      while (e < len) {
-        const c = b[e]!;
-        if (c === 10) break;
-        high |= c;
-        e++;
+      if (ascii) {
+        while (e < len && b[e] !== 10) e++;
+      } else {
+        while (e < len) {
+          const c = b[e]!;
+          if (c === 10) break;
+          high |= c;
+          e++;
+        }
       }
       if (e === len && !final) return pos;
       let end = e;
