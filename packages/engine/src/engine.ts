@@ -87,6 +87,9 @@ export class Engine implements DispatcherApi {
   private queued = 0;
   private opSerial = 0;
   readonly operations = new Map<string, OperationRecord>();
+  /** Records in the order they were remembered (from `rememberedHead` on), for eviction. */
+  private remembered: OperationRecord[] = [];
+  private rememberedHead = 0;
   private pending = new Map<string, PendingEntry>();
   private events: EngineEvent[] = [];
   private eventSeq = 0;
@@ -167,11 +170,12 @@ export class Engine implements DispatcherApi {
       kind,
       document_id: store?.id ?? null,
       version: store?.version ?? null,
-      time: new Date().toISOString(),
+      time: isoNow(),
       ...extra,
     };
     this.events.push(e);
-    if (this.events.length > LIMITS.maxEvents) this.events.splice(0, this.events.length - LIMITS.maxEvents);
+    // Trimmed in steps of a tenth: dropping one at a time moves the whole array on every event.
+    if (this.events.length > LIMITS.maxEvents * 1.1) this.events.splice(0, this.events.length - LIMITS.maxEvents);
     for (const l of this.listeners) {
       try {
         l(e);
@@ -228,7 +232,7 @@ export class Engine implements DispatcherApi {
     };
     p.record.status = 'completed';
     p.record.response = res;
-    p.record.finished = new Date().toISOString();
+    p.record.finished = isoNow();
     this.gui?.dismiss(requestId);
     this.emit('operation_completed', store, { request_id: requestId, op: p.record.op });
     p.resolve(res);
@@ -246,7 +250,7 @@ export class Engine implements DispatcherApi {
     };
     p.record.status = 'cancelled';
     p.record.response = res;
-    p.record.finished = new Date().toISOString();
+    p.record.finished = isoNow();
     this.gui?.dismiss(requestId);
     const store = p.documentId !== null ? this.documents.get(p.documentId) ?? null : null;
     this.emit('operation_cancelled', store, { request_id: requestId, op: p.record.op });
@@ -368,7 +372,7 @@ export class Engine implements DispatcherApi {
 
     const record: OperationRecord = {
       request_id: requestId, op: op.name, status: 'pending', mutates: op.mutates,
-      document_id: store?.id ?? null, started: new Date().toISOString(),
+      document_id: store?.id ?? null, started: isoNow(),
     };
     if (!op.control) this.remember(record);
     const ctx: OpContext = { engine: this, req: raw, requestId, store, tx: null };
@@ -394,7 +398,7 @@ export class Engine implements DispatcherApi {
       if (!given) delete res.request_id;
       record.status = 'failed';
       record.response = res;
-      record.finished = new Date().toISOString();
+      record.finished = isoNow();
       return res;
     }
     if (diff) this.emitDiff('changed', store!, diff, requestId);
@@ -419,7 +423,7 @@ export class Engine implements DispatcherApi {
     record.status = 'completed';
     record.response = res;
     record.document_id = target?.id ?? null;
-    record.finished = new Date().toISOString();
+    record.finished = isoNow();
     return res;
   }
 
@@ -442,16 +446,34 @@ export class Engine implements DispatcherApi {
   }
 
   private remember(rec: OperationRecord): void {
-    this.operations.delete(rec.request_id);
     this.operations.set(rec.request_id, rec);
-    if (this.operations.size > LIMITS.maxOperations) {
-      for (const [k, v] of this.operations) {
-        if (v.status === 'pending') continue;
-        this.operations.delete(k);
-        if (this.operations.size <= LIMITS.maxOperations) break;
-      }
+    this.remembered.push(rec);
+    // Oldest first, from a queue of its own: iterating the Map from its start would step over
+    // every slot freed by earlier evictions, which made each request cost O(limit) once full.
+    let budget = this.remembered.length - this.rememberedHead;
+    while (this.operations.size > LIMITS.maxOperations && budget-- > 0) {
+      const old = this.remembered[this.rememberedHead++]!;
+      if (this.operations.get(old.request_id) !== old) continue; // superseded by a newer record
+      if (old.status === 'pending') this.remembered.push(old); // picks waiting for a user stay
+      else this.operations.delete(old.request_id);
+    }
+    if (this.rememberedHead > 4096 && this.rememberedHead * 2 > this.remembered.length) {
+      this.remembered = this.remembered.slice(this.rememberedHead);
+      this.rememberedHead = 0;
     }
   }
+}
+
+let lastMs = -1;
+let lastIso = '';
+/** The current time as ISO 8601, formatted once per millisecond: every request stamps its record twice. */
+function isoNow(): string {
+  const ms = Date.now();
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastIso = new Date(ms).toISOString();
+  }
+  return lastIso;
 }
 
 function basename(p: string): string {

@@ -1,7 +1,7 @@
 // The dispatcher: validation, codes, session and version checks, idempotency, operation records,
 // events, interactive picks with and without the graphical mode.
 import { describe, expect, it } from 'vitest';
-import { Engine, type GuiBridge, type PendingPrompt } from '../src/index.js';
+import { Engine, LIMITS, type GuiBridge, type PendingPrompt } from '../src/index.js';
 import { active, call, engine, fails, ok } from './helpers.js';
 
 describe('dispatcher without documents', () => {
@@ -183,6 +183,26 @@ describe('dispatcher with documents', () => {
     const r = await call(e, 'getpoint', { request_id: 'gp-2', wait: false });
     expect(r).toMatchObject({ ok: true, status: 'pending', request_id: 'gp-2' });
     expect(e.pendingIds()).toEqual(['gp-2']);
+  });
+
+  it('remembers the last LIMITS.maxOperations request ids, oldest forgotten first, waiting picks kept', async () => {
+    const e = engine({ gui: { prompt: () => undefined, dismiss: () => undefined } });
+    const pick = await call(e, 'getpoint', { request_id: 'pick-old', wait: false });
+    expect(pick.status).toBe('pending');
+    await call(e, 'state', { request_id: 'first' });
+    await call(e, 'state', { request_id: 'reused' });
+    for (let i = 0; i < LIMITS.maxOperations - 3; i++) await call(e, 'ready', { request_id: `n-${i}` });
+    // 'reused' again: now the newest, so it outlives 'first'
+    await call(e, 'state', { request_id: 'reused' });
+    await call(e, 'ready', { request_id: 'last' });
+    expect(e.operations.size).toBe(LIMITS.maxOperations);
+    await fails(e, 'operation', { request_id: 'first' }, 'unknown_operation');
+    expect((await call(e, 'operation', { request_id: 'n-0' })).ok).toBe(true);
+    // the next one skips the stale place of 'reused' and forgets n-0
+    await call(e, 'ready', { request_id: 'last-2' });
+    await fails(e, 'operation', { request_id: 'n-0' }, 'unknown_operation');
+    expect(e.operations.size).toBe(LIMITS.maxOperations);
+    for (const id of ['n-1', 'reused', 'last', 'last-2', 'pick-old']) expect((await call(e, 'operation', { request_id: id })).ok, id).toBe(true);
   });
 
   it('interactive picks need the active document', async () => {
