@@ -1,6 +1,7 @@
 // DXF read/write benchmark: Linework beside ezdxf (Python) and the npm dxf-parser, same files,
 // same run. Each measurement runs in its own process; times are taken inside the process (no
-// start-up), memory is the process's peak RSS.
+// start-up), memory is the process's peak RSS. Linework runs from its build (packages/dxf/dist,
+// brought up to date first) under plain node, as it ships.
 //   npx tsx bench/dxf/run.ts [--sizes 10000,100000,1000000] [--full] [--corpus DIR] [--no-peers]
 // Default: 10k and 100k generated entities plus the three largest files of LINEWORK_DXF_CORPUS;
 // 1M with --full or BENCH_FULL=1.
@@ -12,8 +13,8 @@ import { fileURLToPath } from 'node:url';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const root = join(here, '..', '..');
-const tsx = join(root, 'node_modules', '.bin', 'tsx');
-const worker = join(here, 'worker.ts');
+const worker = join(here, 'worker.mjs');
+const node = process.execPath;
 const python = process.env.LINEWORK_PYTHON || '/usr/bin/python3';
 
 const args = process.argv.slice(2);
@@ -74,6 +75,10 @@ interface Row {
   m: Measure | { error: string };
 }
 
+// a stale dist would measure some other code than the sources
+const build = spawnSync(join(root, 'node_modules', '.bin', 'tsc'), ['-b', join(root, 'packages', 'dxf')], { encoding: 'utf8', cwd: root });
+if (build.status !== 0) throw new Error(`building packages/dxf failed:\n${build.stdout}${build.stderr}`);
+
 const rows: Row[] = [];
 const tmp = mkdtempSync(join(tmpdir(), 'lw-bench-'));
 
@@ -86,8 +91,8 @@ function measureFile(file: string, label: string, entitiesHint?: number): void {
     process.stderr.write(`  ${label} ${tool} ${op}: ${line}\n`);
   };
   const out = join(tmp, 'out.dxf');
-  add('linework', 'read', run(tsx, [worker, 'read', file]));
-  add('linework', 'write', run(tsx, [worker, 'write', file, out]));
+  add('linework', 'read', run(node, [worker, 'read', file]));
+  add('linework', 'write', run(node, [worker, 'write', file, out]));
   if (!peers) return;
   add('ezdxf', 'read', run(python, ['-c', EZDXF, 'read', file]));
   add('ezdxf', 'write', run(python, ['-c', EZDXF, 'write', file, out]));
@@ -97,7 +102,7 @@ function measureFile(file: string, label: string, entitiesHint?: number): void {
 for (const n of sizes) {
   const file = join(tmp, `generated-${n}.dxf`);
   process.stderr.write(`generating ${n} entities...\n`);
-  const g = run(tsx, [worker, 'generate', String(n), file]);
+  const g = run(node, [worker, 'generate', String(n), file]);
   if ('error' in g) throw new Error(`generating failed: ${g.error}`);
   measureFile(file, `generated ${n >= 1e6 ? n / 1e6 + 'M' : n / 1e3 + 'k'}`);
 }
