@@ -1,6 +1,6 @@
 // PNG back end: the page's SVG rasterised by resvg with DejaVu Sans loaded from its file (no
 // system fonts), on the page's background colour.
-import { Resvg } from '@resvg/resvg-js';
+import { createRequire } from 'node:module';
 import { rgbHex } from './colors.js';
 import { FONT_FAMILY, fontFile } from './font.js';
 import type { Page } from './page.js';
@@ -26,6 +26,15 @@ export function pngSize(page: Page, opts: PngOptions): { width: number; height: 
   return { width: Math.max(1, Math.round((page.width / 25.4) * dpi)), height: Math.max(1, Math.round((page.height / 25.4) * dpi)) };
 }
 
+type ResvgModule = typeof import('@resvg/resvg-js');
+let resvg: ResvgModule | undefined;
+
+/** resvg's native addon, loaded on the first PNG: SVG and PDF plots (and every server start) skip it.
+ * `require` keeps pageToPng synchronous for its callers. */
+function loadResvg(): ResvgModule {
+  return (resvg ??= createRequire(import.meta.url)('@resvg/resvg-js') as ResvgModule);
+}
+
 export function pageToPng(page: Page, opts: PngOptions = {}): Buffer {
   const size = pngSize(page, opts);
   // about one pixel as the thinnest line, so hairlines stay visible
@@ -42,6 +51,7 @@ export function pageToPng(page: Page, opts: PngOptions = {}): Buffer {
     svgPage = { ...page, width: w, height: h, toPaper: [a, b, c, d, e + dx, f + dy] };
   }
   const svg = pageToSvg(svgPage, { minLineweight: pxMm * 0.9, lineweightScale: opts.lineweightScale, imageCache: opts.imageCache });
+  const { Resvg } = loadResvg();
   const r = new Resvg(svg, {
     font: { loadSystemFonts: false, fontFiles: [fontFile()], defaultFontFamily: FONT_FAMILY, sansSerifFamily: FONT_FAMILY },
     fitTo: { mode: 'width', value: size.width },
