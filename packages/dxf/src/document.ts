@@ -173,9 +173,7 @@ export class DxfDocument implements DocumentApi {
   /** Registers a record under its handle; false when the handle is taken by another record. */
   indexRecord(rec: DxfRecord): boolean {
     if (!rec.handle) return true;
-    const had = this.index.get(rec.handle);
-    if (had && had !== rec) return false;
-    this.index.set(rec.handle, rec);
+    if (!this.index.claim(rec.handle, rec)) return false;
     if (this.seed >= 0n) {
       const n = parseHandle(rec.handle);
       if (n >= this.seed && n < MAX_HANDLE) this.seed = n + 1n;

@@ -40,9 +40,13 @@ export class HandleIndex {
     return this.count + this.other.size;
   }
 
-  /** Fibonacci hashing: consecutive handles land far apart. */
+  /**
+   * Runs of 16 consecutive handles share one 64-byte line of `keys` (and of `slots`), placed by
+   * Fibonacci hashing of the run: a reader registers handles mostly in increasing order, and
+   * scattering each one over tables of megabytes made every insert a cache miss.
+   */
   private home(v: number): number {
-    return Math.imul(v, 0x9e3779b1) >>> (32 - this.bits);
+    return ((Math.imul(v >>> 4, 0x9e3779b1) >>> (32 - this.bits)) & ~15) | (v & 15);
   }
 
   /** The slot holding `v`, or the free slot where it would go. */
@@ -68,6 +72,27 @@ export class HandleIndex {
     return this.get(h) !== undefined;
   }
 
+  /** Sets `h` to `rec` unless another record has it; false then. One lookup for get-then-set. */
+  claim(h: string, rec: DxfRecord): boolean {
+    const v = canonicalValue(h);
+    if (v < 0) {
+      const had = this.other.get(h);
+      if (had !== undefined && had !== rec) return false;
+      this.other.set(h, rec);
+      return true;
+    }
+    let i = this.slot(v);
+    if (this.keys[i] === v) {
+      const at = this.slots[i]!;
+      const had = this.recs[at];
+      if (had !== undefined && had !== rec) return false;
+      this.recs[at] = rec;
+      return true;
+    }
+    this.insertAt(i, v, rec);
+    return true;
+  }
+
   set(h: string, rec: DxfRecord): void {
     const v = canonicalValue(h);
     if (v < 0) {
@@ -79,6 +104,11 @@ export class HandleIndex {
       this.recs[this.slots[i]!] = rec;
       return;
     }
+    this.insertAt(i, v, rec);
+  }
+
+  /** Adds `v` (absent, `i` its free slot) for `rec`. */
+  private insertAt(i: number, v: number, rec: DxfRecord): void {
     if ((this.count + 1) * 2 > this.keys.length) {
       this.rehash(this.bits + 1);
       i = this.slot(v);

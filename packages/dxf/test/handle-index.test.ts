@@ -39,6 +39,38 @@ describe('handle index', () => {
     expect([...nums.map((n) => n.toString(16).toUpperCase()), ...strs].sort()).toEqual([...model.keys()].sort());
   });
 
+  it('claims a handle for its first record only, over runs of consecutive handles anywhere in 32 bits', () => {
+    const index = new HandleIndex();
+    const model = new Map<string, DxfRecord>();
+    // runs of consecutive handles share table lines: runs starting anywhere must not collide for good
+    for (let r = 0; r < 300; r++) {
+      const base = Math.imul(r + 1, 0x9e3779b1) >>> 0;
+      for (let k = 0; k < 37; k++) {
+        const v = (base + k) >>> 0;
+        if (v === 0) continue;
+        const h = v.toString(16).toUpperCase();
+        const first = rec(h);
+        expect(index.claim(h, first)).toBe(!model.has(h));
+        if (!model.has(h)) model.set(h, first);
+        expect(index.claim(h, rec(h))).toBe(false);
+        expect(index.claim(h, model.get(h)!)).toBe(true);
+      }
+    }
+    expect(index.claim('00ab', rec('00ab'))).toBe(true);
+    expect(index.claim('00ab', rec('00ab'))).toBe(false);
+    model.set('00ab', index.get('00ab')!);
+    let n = 0;
+    for (const h of [...model.keys()]) {
+      if (n++ % 3 === 0) {
+        expect(index.delete(h)).toBe(true);
+        model.delete(h);
+      }
+    }
+    expect(index.size).toBe(model.size);
+    for (const [h, r] of model) expect(index.get(h)).toBe(r);
+    expect(new Map(index.entries())).toEqual(model);
+  });
+
   it('keeps "00AB" and "AB" apart, as distinct strings', () => {
     const index = new HandleIndex();
     const a = rec('AB');
