@@ -15,6 +15,14 @@ export interface CompiledSub {
   def: SubclassDef;
   /** Attribute by group code (points by their x code). */
   byCode: Map<number, AttrDef>;
+  /**
+   * `byCode` as an array indexed by group code, with each attribute's slot in the record's
+   * `seen` marks (one per attribute name across the declaration): the reader looks up every tag
+   * of every record here, where a Map lookup and an `in` test on the attrs cost more than the
+   * value's parsing.
+   */
+  attrAt: (AttrDef | undefined)[];
+  slotAt: Int16Array;
   codec: SubclassCodec | undefined;
   /** The attributes the last version written knows (filtered once, not per record). */
   writeMemo: { version: string; attrs: readonly AttrDef[] };
@@ -35,18 +43,46 @@ export interface CompiledDef {
   markerList: string[];
   /** Attributes the writer always writes: a decoded record shows them with their default. */
   required: AttrDef[];
+  /** The `seen` slot of each of `required`. */
+  requiredSlots: number[];
+  /** How many `seen` slots the declaration's attribute names take. */
+  slotCount: number;
 }
 
-function compileSub(def: SubclassDef): CompiledSub {
+const MAX_ATTR_CODE = 1071;
+
+function compileSub(def: SubclassDef, slots: Map<string, number>): CompiledSub {
   const byCode = new Map<number, AttrDef>();
   for (const a of def.attrs) if (!byCode.has(a.code)) byCode.set(a.code, a);
-  return { marker: def.marker, def, byCode, codec: def.codec, writeMemo: { version: '', attrs: [] } };
+  let top = -1;
+  for (const c of byCode.keys()) {
+    // group codes of attributes are those of plain tags: 0..1071
+    if (c < 0 || c > MAX_ATTR_CODE) throw new Error(`${def.marker}: group code ${c} cannot be an attribute's`);
+    if (c > top) top = c;
+  }
+  const attrAt = new Array<AttrDef | undefined>(top + 1).fill(undefined);
+  const slotAt = new Int16Array(top + 1);
+  for (const [c, a] of byCode) {
+    attrAt[c] = a;
+    slotAt[c] = slotOf(slots, a.name);
+  }
+  return { marker: def.marker, def, byCode, attrAt, slotAt, codec: def.codec, writeMemo: { version: '', attrs: [] } };
+}
+
+function slotOf(slots: Map<string, number>, name: string): number {
+  let s = slots.get(name);
+  if (s === undefined) {
+    s = slots.size;
+    slots.set(name, s);
+  }
+  return s;
 }
 
 function compile(type: string, def: RecordDef | undefined, context: RecordContext): CompiledDef {
   const own = def?.subclasses ?? [];
   const common = context === 'entity' ? [ENTITY_COMMON] : context === 'tableEntry' ? [TABLE_RECORD_COMMON] : [];
-  const subs = [...common, ...own].map(compileSub);
+  const slots = new Map<string, number>();
+  const subs = [...common, ...own].map((d) => compileSub(d, slots));
   const flat = new Map<number, AttrDef[]>();
   for (const s of subs) {
     // a codec reads its own attributes, from what the plain ones leave
@@ -57,6 +93,7 @@ function compile(type: string, def: RecordDef | undefined, context: RecordContex
       else flat.set(a.code, [a]);
     }
   }
+  const required = def ? subs.flatMap((s) => s.def.attrs.filter((a) => a.required && a.default !== undefined)) : [];
   return {
     type,
     def,
@@ -66,7 +103,9 @@ function compile(type: string, def: RecordDef | undefined, context: RecordContex
     codecSubs: subs.filter((s) => s.codec),
     handleCode: type === 'DIMSTYLE' ? 105 : 5,
     markerList: subs.map((s) => s.marker),
-    required: def ? subs.flatMap((s) => s.def.attrs.filter((a) => a.required && a.default !== undefined)) : [],
+    required,
+    requiredSlots: required.map((a) => slotOf(slots, a.name)),
+    slotCount: slots.size,
   };
 }
 

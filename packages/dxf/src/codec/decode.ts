@@ -110,11 +110,30 @@ function xdataStart(codes: Int32Array, n: number): number {
   return n;
 }
 
+// Which attributes the record being decoded has read from its tags (decoding never nests):
+// `attrSeen[slot] === stamp`. A keyed `name in attrs` per tag, on attrs of ever-changing shapes, was
+// a good part of the reader's time. Codecs set attributes of their own: once one has run, the
+// `in` test is made as well.
+let attrSeen = new Int32Array(64);
+let stamp = 0;
+let codecRan = false;
+
+function nextStamp(slots: number): void {
+  if (slots > attrSeen.length) attrSeen = new Int32Array(Math.max(slots, attrSeen.length * 2));
+  if (stamp === 0x7fffffff) {
+    attrSeen.fill(0);
+    stamp = 0;
+  }
+  stamp++;
+  codecRan = false;
+}
+
 /**
  * Decodes tags [0, n) (tag 0 is the type) into a record whose `kind` is its context ('entity',
  * 'tableEntry', 'object').
  */
 export function decodeRecord(cd: CompiledDef, codes: Int32Array, values: string[], n: number, ctx: CodecContext): DxfRecord {
+  nextStamp(cd.slotCount);
   // the declaration's copy of the type name: one string for a million LINEs, not one each
   const type = cd.type === values[0] ? cd.type : values[0]!;
   const rec = { kind: cd.context, type, handle: '', owner: '', attrs: {} } as DxfRecord;
@@ -131,7 +150,10 @@ export function decodeRecord(cd: CompiledDef, codes: Int32Array, values: string[
     if (hasMarkers) decodeBySubclass(cd, rec, codes, values, xStart, ctx);
     else decodeFlat(cd, rec, codes, values, xStart, ctx);
     const attrs = rec.attrs;
-    for (const a of cd.required) {
+    const required = cd.required;
+    for (let r = 0; r < required.length; r++) {
+      if (attrSeen[cd.requiredSlots[r]!] === stamp) continue;
+      const a = required[r]!;
       if (attrs[a.name] === undefined && (a.minVersion === undefined || a.minVersion <= ctx.version)) {
         const d = a.default!;
         attrs[a.name] = Array.isArray(d) ? [...d] : d;
@@ -242,6 +264,7 @@ function decodeBySubclass(cd: CompiledDef, rec: DxfRecord, codes: Int32Array, va
         while (j < end && codes[j] !== 100) j++;
         const tags: Tag[] = [];
         for (let k = i + 1; k < j; k++) tags.push([codes[k]!, values[k]!]);
+        codecRan = true;
         const rest = runCodec(sub, tags, rec, ctx);
         if (rest.length > 0) {
           const extra = (rec.extra ??= {});
@@ -260,11 +283,18 @@ function decodeBySubclass(cd: CompiledDef, rec: DxfRecord, codes: Int32Array, va
       continue;
     }
     if (sub) {
-      const a = sub.byCode.get(c);
+      let a: AttrDef | undefined;
+      let slot = -1;
+      if (c >= 0 && c < sub.attrAt.length) {
+        // codes past the array's end have no attribute in this subclass
+        a = sub.attrAt[c];
+        slot = sub.slotAt[c]!;
+      }
       // attributes newer than the file's version stay extra tags, so they are written back
-      if (a && !(a.name in attrs) && (a.minVersion === undefined || a.minVersion <= ctx.version)) {
+      if (a && attrSeen[slot] !== stamp && !(codecRan && a.name in attrs) && (a.minVersion === undefined || a.minVersion <= ctx.version)) {
         const last = readAttr(a, codes, values, i, end, attrs);
         if (last >= 0) {
+          attrSeen[slot] = stamp;
           i = last;
           continue;
         }
