@@ -81,7 +81,7 @@ export class HandleIndex {
       this.other.set(h, rec);
       return true;
     }
-    let i = this.slot(v);
+    const i = this.slot(v);
     if (this.keys[i] === v) {
       const at = this.slots[i]!;
       const had = this.recs[at];
@@ -99,7 +99,7 @@ export class HandleIndex {
       this.other.set(h, rec);
       return;
     }
-    let i = this.slot(v);
+    const i = this.slot(v);
     if (this.keys[i] === v) {
       this.recs[this.slots[i]!] = rec;
       return;
