@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 /** Raw keys: `lwk_` + 48 lowercase hex (24 random bytes), 52 characters in all. */
 export const RAW_KEY_PREFIX = 'lwk_';
@@ -15,7 +15,8 @@ export function generateRawKey(): string {
 }
 
 export function hashKey(rawKey: string): string {
-  return createHash('sha256').update(rawKey).digest('hex');
+  // One-shot hashing: no Hash object per call, which matters on the verification path.
+  return hash('sha256', rawKey, 'hex');
 }
 
 /** The first 12 characters of the raw key followed by `_`. */
