@@ -143,6 +143,12 @@ export class AsciiTagScanner implements DecodingControl {
     const buf = this.buf;
     // most chunks are plain ASCII: then the line search need not collect the bytes' high bits
     const ascii = isAscii(b);
+    // the line state lives in locals while scanning (this loop runs twice per tag) and goes back
+    // to the fields whenever the loop is left; the sink may change the decoder, which is read anew
+    let line = this.line;
+    let pending = this.havePending;
+    let pendingCode = this.pendingCode;
+    let pendingLine = this.pendingLine;
     while (pos < len) {
       let e = pos;
       let high = 0;
@@ -156,50 +162,56 @@ export class AsciiTagScanner implements DecodingControl {
           e++;
         }
       }
-      if (e === len && !final) return pos;
+      if (e === len && !final) break;
       let end = e;
       if (end > pos && b[end - 1] === 13) end--;
-      this.line++;
-      if (!this.havePending) {
+      line++;
+      if (!pending) {
         const code = parseCode(b, pos, end);
         if (code === NOT_A_CODE) {
           if (isBlank(b, pos, end)) {
             // blank lines are only acceptable at the very end of the file
-            if (this.blankCodeLine === 0) this.blankCodeLine = this.line;
+            if (this.blankCodeLine === 0) this.blankCodeLine = line;
           } else {
-            this.badCode(b, pos, end, this.blankCodeLine || this.line, this.blankCodeLine !== 0);
+            this.line = line;
+            this.badCode(b, pos, end, this.blankCodeLine || line, this.blankCodeLine !== 0);
           }
         } else {
           if (this.blankCodeLine !== 0) this.badCode(b, pos, pos, this.blankCodeLine, true);
-          this.havePending = true;
-          this.pendingCode = code;
-          this.pendingLine = this.line;
+          pending = true;
+          pendingCode = code;
+          pendingLine = line;
         }
       } else {
-        this.havePending = false;
-        const code = this.pendingCode;
+        pending = false;
         let v: string;
         if (high & 0x80) v = this.decoder ? this.decoder(b, pos, end) : s.slice(pos, end);
         else v = s.slice(pos, end);
-        if (code === 0) {
+        if (pendingCode === 0) {
           v = v.trim();
           buf.flush(this.sink);
-          buf.line = this.pendingLine;
+          buf.line = pendingLine;
           buf.push(0, v);
           if (v === 'EOF') {
             buf.flush(this.sink);
             this.done = true;
+            this.line = line;
+            this.havePending = false;
             return len;
           }
-        } else if (code !== 999) {
+        } else if (pendingCode !== 999) {
           if (this.escapes && v.length > 6 && v.indexOf('\\U+') !== -1) v = decodeUnicodeEscapes(v);
-          if (buf.n === 0) buf.line = this.pendingLine;
-          buf.push(code, v);
+          if (buf.n === 0) buf.line = pendingLine;
+          buf.push(pendingCode, v);
         }
       }
       pos = e + 1;
     }
-    return len;
+    this.line = line;
+    this.havePending = pending;
+    this.pendingCode = pendingCode;
+    this.pendingLine = pendingLine;
+    return pos < len ? pos : len;
   }
 
   private badCode(b: Uint8Array, start: number, end: number, line: number, blank = false): never {
