@@ -10,6 +10,8 @@
  *
  *   npx tsx bench/keys/run.ts [--duration=5] [--rounds=3] [--connections=8] [--quick]
  *
+ * KEYS_BIN=<path to bin/linework-keys.js> measures another build.
+ *
  * PostgreSQL is measured too when BENCH_POSTGRES_URL or TEST_POSTGRES_URL is set (a fresh schema,
  * dropped afterwards).
  */
@@ -35,7 +37,8 @@ const WARMUP = QUICK ? 1 : 2;
 const CONNECTIONS = numberFlag('connections', 8);
 const POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL;
 const SECRET = randomBytes(32).toString('hex');
-const BIN = fileURLToPath(new URL('../../packages/keys/bin/linework-keys.js', import.meta.url));
+// KEYS_BIN: another build's bin (e.g. a checkout of the previous commit) for a before/after run.
+const BIN = process.env.KEYS_BIN ?? fileURLToPath(new URL('../../packages/keys/bin/linework-keys.js', import.meta.url));
 const BARE = fileURLToPath(new URL('./bare-server.mjs', import.meta.url));
 
 interface Child {
