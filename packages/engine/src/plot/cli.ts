@@ -4,10 +4,8 @@
 import { dirname, resolve as resolvePath } from 'node:path';
 import { dxf } from '../dxf.js';
 import { OpError } from '../protocol.js';
-import type { PdfWorker } from '../render/pdf.js';
-import { startPdfWorker } from '../render/pdf.js';
 import type { PlotFormat, PlotOptions } from './plot.js';
-import { formatOf, plot } from './plot.js';
+import { plot } from './plot.js';
 
 export interface CliIo {
   stdout: { write(s: string): unknown };
@@ -27,7 +25,6 @@ OUT may contain {page}, replaced by each layout's name (one file per page).`;
 export async function plotCommand(args: string[], io: CliIo): Promise<number> {
   const pos: string[] = [];
   const o: Partial<PlotOptions> & { all?: boolean } = {};
-  let pdfWorker: PdfWorker | null = null;
   try {
     for (let i = 0; i < args.length; i++) {
       const a = args[i]!;
@@ -59,9 +56,6 @@ export async function plotCommand(args: string[], io: CliIo): Promise<number> {
       return 2;
     }
     const [input, output] = pos as [string, string];
-    // pdfkit loads on a second core while this thread reads and renders the drawing
-    const worker = wantsPdf(output, o.format) ? startPdfWorker() : null;
-    pdfWorker = worker;
     const doc = await dxf.readDxf(resolvePath(input));
     const tty = Boolean(io.stderr.isTTY);
     let shown = false;
@@ -75,7 +69,6 @@ export async function plotCommand(args: string[], io: CliIo): Promise<number> {
       width: o.width,
       height: o.height,
       baseDir: dirname(resolvePath(input)),
-      pdfBackend: worker ? (pages, opts) => worker.pagesToPdf(pages, opts) : undefined,
       onPage: (done, total, name) => {
         if (!tty || total < 2) return;
         const cols = Math.max(10, Math.min(40, (io.stderr.columns ?? 80) - 30));
@@ -95,15 +88,5 @@ export async function plotCommand(args: string[], io: CliIo): Promise<number> {
     const e = err as Error & { code?: string };
     io.stderr.write(`linework plot: ${e.message}\n`);
     return e instanceof OpError && e.code === 'invalid_request' ? 2 : 1;
-  } finally {
-    pdfWorker?.close();
-  }
-}
-
-function wantsPdf(output: string, format: string | undefined): boolean {
-  try {
-    return formatOf(output, format) === 'pdf';
-  } catch {
-    return false; // plot reports the bad format
   }
 }

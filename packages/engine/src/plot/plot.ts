@@ -8,7 +8,6 @@ import { OpError } from '../protocol.js';
 import type { Bounds, DisplayList } from '../render/display-list.js';
 import { boundsValid } from '../render/display-list.js';
 import type { Page } from '../render/page.js';
-import type { PdfOptions } from '../render/pdf.js';
 import { pagesToPdf } from '../render/pdf.js';
 import { pageToPng } from '../render/png.js';
 import { findLayout, renderLayout } from '../render/renderer.js';
@@ -37,8 +36,6 @@ export interface PlotOptions {
   baseDir?: string;
   /** Called after each page is rendered (progress bars). */
   onPage?: (done: number, total: number, layout: string) => void;
-  /** PDF back end instead of the in-process one (the CLI's worker thread, see startPdfWorker). */
-  pdfBackend?: (pages: Page[], opts: PdfOptions) => Promise<Buffer>;
 }
 
 export interface PlottedPage {
@@ -173,8 +170,7 @@ export function layoutPage(doc: DocumentApi, layoutName: string, list: DisplayLi
   return { page: { name, list, width: W, height: H, toPaper }, paper: paperName(W, H), scale };
 }
 
-/** The output format: `format` when given, else the path's extension. */
-export function formatOf(path: string, format?: string): PlotFormat {
+function formatOf(path: string, format?: string): PlotFormat {
   if (format !== undefined) {
     const f = format.toLowerCase();
     if (f === 'pdf' || f === 'svg' || f === 'png') return f;
@@ -265,16 +261,15 @@ export async function plot(doc: DocumentApi, opts: PlotOptions): Promise<PlotRes
     layout: p.page.name, file, paper: p.paper, width: round2(p.page.width), height: round2(p.page.height), scale: p.scale,
   });
   if (format === 'pdf') {
-    const toPdf = opts.pdfBackend ?? pagesToPdf;
     if (perPage) {
       for (const p of pages) {
         const file = fileFor(p.page.name);
-        writeAtomic(file, await toPdf([p.page], { title: p.page.name }));
+        writeAtomic(file, await pagesToPdf([p.page], { title: p.page.name }));
         files.push(file);
         out.push(describe(p, file));
       }
     } else {
-      writeAtomic(opts.path, await toPdf(pages.map((p) => p.page), { title: pages.map((p) => p.page.name).join(', ') }));
+      writeAtomic(opts.path, await pagesToPdf(pages.map((p) => p.page), { title: pages.map((p) => p.page.name).join(', ') }));
       files.push(opts.path);
       for (const p of pages) out.push(describe(p, opts.path));
     }

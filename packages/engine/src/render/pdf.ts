@@ -1,13 +1,10 @@
 // PDF back end (pdfkit): vector paths written as content-stream operators in page points (the
 // display -> paper transform is applied here, so precision does not depend on drawing units),
 // text in embedded DejaVu Sans, images through pdfkit's image support, clips as W* paths.
-import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { readFileSync } from 'node:fs';
 import { rgbTriple } from './colors.js';
 import type { Prim } from './display-list.js';
-import { fontBytes, fontMetrics } from './font.js';
-import type { PdfJob, PdfReply } from './pdf-worker.js';
+import { fontFile, fontMetrics } from './font.js';
 import type { Affine, Page } from './page.js';
 import { composeAffine, paperScale } from './page.js';
 import { textMatrix } from './svg.js';
@@ -33,22 +30,11 @@ function colorOp(c: number, stroke: boolean): string {
   return `${n2(r / 255)} ${n2(g / 255)} ${n2(b / 255)} ${stroke ? 'RG' : 'rg'}`;
 }
 
-const importPdfkit = () => import('pdfkit');
-type PdfKit = Awaited<ReturnType<typeof importPdfkit>>;
-let pdfkit: Promise<PdfKit> | undefined;
-
-/** Loads pdfkit and the font bytes, once. Loaded on first use: pdfkit costs a quarter of a second
- * at start-up, which SVG / PNG plots and every server start would pay for nothing. */
-export function preloadPdf(): Promise<PdfKit> {
-  return (pdfkit ??= importPdfkit().then((m) => {
-    fontBytes();
-    return m;
-  }));
-}
-
 /** Renders pages into one PDF document (one PDF page per page). */
 export async function pagesToPdf(pages: Page[], opts: PdfOptions = {}): Promise<Buffer> {
-  const { default: PDFDocument } = await preloadPdf();
+  // loaded on first use: pdfkit costs a quarter of a second at start-up, which SVG / PNG plots
+  // and every server start would pay for nothing
+  const { default: PDFDocument } = await import('pdfkit');
   const doc = new PDFDocument({ autoFirstPage: false, compress: true, info: { Title: opts.title ?? 'Linework plot', Producer: 'Linework', Creator: 'Linework' } }) as RawDoc;
   const chunks: Buffer[] = [];
   const done = new Promise<Buffer>((resolve, reject) => {
@@ -56,62 +42,12 @@ export async function pagesToPdf(pages: Page[], opts: PdfOptions = {}): Promise<
     doc.on('end', () => resolve(Buffer.concat(chunks)));
     doc.on('error', reject);
   });
-  // the bytes font metrics already read, rather than the path pdfkit would read again
-  doc.registerFont('DejaVu', fontBytes());
+  doc.registerFont('DejaVu', fontFile());
   const imageCache = new Map<string, Buffer | null>();
   for (const page of pages) drawPage(doc, page, opts, imageCache);
   if (!pages.length) doc.addPage({ size: 'A4', margin: 0 });
   doc.end();
   return done;
-}
-
-/** A PDF back end on a worker thread, started before the pages exist (see pdf-worker.ts). */
-export interface PdfWorker {
-  pagesToPdf(pages: Page[], opts?: PdfOptions): Promise<Buffer>;
-  close(): void;
-}
-
-/** Starts the PDF worker; null when there is no compiled worker beside this module (the engine run
- * from its TypeScript sources, as in tests), where callers plot in process. */
-export function startPdfWorker(): PdfWorker | null {
-  const file = fileURLToPath(new URL('./pdf-worker.js', import.meta.url));
-  if (!existsSync(file)) return null;
-  const worker = new Worker(file);
-  // an idle worker must not keep the process alive
-  worker.unref();
-  const pending = new Map<number, { resolve: (b: Buffer) => void; reject: (e: Error) => void }>();
-  let next = 0;
-  let failure: Error | null = null;
-  const failAll = (err: Error): void => {
-    failure = err;
-    for (const p of pending.values()) p.reject(err);
-    pending.clear();
-  };
-  worker.on('message', (r: PdfReply) => {
-    const p = pending.get(r.id);
-    if (!p) return;
-    pending.delete(r.id);
-    if ('error' in r) p.reject(new Error(r.error));
-    else p.resolve(Buffer.from(r.pdf.buffer, r.pdf.byteOffset, r.pdf.byteLength));
-  });
-  worker.on('error', failAll);
-  worker.on('exit', (code) => failAll(new Error(`PDF worker stopped (exit code ${code})`)));
-  return {
-    pagesToPdf(pages, opts = {}) {
-      if (failure) return Promise.reject(failure);
-      const id = next++;
-      return new Promise<Buffer>((resolve, reject) => {
-        pending.set(id, { resolve, reject });
-        worker.ref();
-        worker.postMessage({ id, pages, opts } satisfies PdfJob);
-      }).finally(() => {
-        if (!pending.size) worker.unref();
-      });
-    },
-    close() {
-      void worker.terminate();
-    },
-  };
 }
 
 function drawPage(doc: RawDoc, page: Page, opts: PdfOptions, imageCache: Map<string, Buffer | null>): void {
