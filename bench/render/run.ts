@@ -183,7 +183,7 @@ async function main(): Promise<void> {
       console.error(rows[rows.length - 1]);
     }
   }
-  console.log('Wall clock on a shared machine (other jobs on the same 2 cores: figures are noisy). Linework in process: best');
+  console.log('Wall clock on this machine (2 cores; close other jobs for steady figures). Linework in process: best');
   console.log(`of ${quick ? 1 : 3} runs of read + plot; Linework CLI, ezdxf (\`python3 -m ezdxf draw -o OUT\`, matplotlib, its default 300 dpi for`);
   console.log('PNG) and LibreCAD (`librecad dxf2pdf -a`) are single runs timed as processes, start-up included. Model space');
   console.log(`fitted to the page by every tool (Linework: --paper ${PAPER}).\n`);
