@@ -215,6 +215,65 @@ describe('renderer + SVG', () => {
   });
 });
 
+describe('RAY and XLINE', () => {
+  it('clips them to the extents of the rest, which they do not change', async () => {
+    const doc = await newDoc();
+    add(doc, 'LINE', { start: [0, 0, 0], end: [100, 50, 0] });
+    add(doc, 'XLINE', { color: 1, start: [50, 25, 0], unit_vector: [1, 0, 0] });
+    add(doc, 'RAY', { color: 5, start: [50, 10, 0], unit_vector: [0, 1, 0] });
+    // a ray pointing away from the drawing shows nothing
+    add(doc, 'RAY', { color: 3, start: [200, 10, 0], unit_vector: [1, 0, 0] });
+    const list = renderLayout(doc);
+    expect(list.skipped).toEqual({});
+    expect(list.bounds).toEqual({ minX: 0, minY: 0, maxX: 100, maxY: 50 });
+    const polys = list.prims.filter((p): p is PolylinePrim => p.kind === 'polyline');
+    expect(polys.map((p) => [p.color, p.pts])).toEqual([[0x000000, [0, 0, 100, 50]], [0xff0000, [0, 25, 100, 25]], [0x0000ff, [50, 10, 50, 50]]]);
+    const svg = pageToSvg(fitPage('Model', list, 200, 100, 5));
+    expect(svg).toMatch(/<path d="M0 25 100 25" stroke="#ff0000"/);
+    expect(svg).toMatch(/<path d="M50 10 50 50" stroke="#0000ff"/);
+  });
+
+  it('follows block transforms and clips to a given area', async () => {
+    const doc = await newDoc();
+    add(doc, 'LINE', { start: [0, 0, 0], end: [10, 10, 0] });
+    doc.addBlock('R', [0, 0, 0]);
+    add(doc, 'RAY', { start: [0, 0, 0], unit_vector: [1, 0, 0] }, 'R');
+    // rotated 90 degrees at (5, 2): the ray runs up from there
+    add(doc, 'INSERT', { name: 'R', insert: [5, 2, 0], rotation: 90 });
+    const ray = (list: ReturnType<typeof renderLayout>): number[] => (list.prims[1] as PolylinePrim).pts.map((v) => Math.round(v * 1e9) / 1e9);
+    expect(ray(renderLayout(doc))).toEqual([5, 2, 5, 10]);
+    const wide = renderLayout(doc, { area: { minX: -100, minY: -100, maxX: 100, maxY: 40 } });
+    expect(ray(wide)).toEqual([5, 2, 5, 40]);
+    expect(wide.bounds).toEqual({ minX: 0, minY: 0, maxX: 10, maxY: 10 });
+  });
+
+  it('gives a drawing of nothing but infinite lines finite extents around their base points', async () => {
+    const doc = await newDoc();
+    add(doc, 'XLINE', { start: [3, 4, 0], unit_vector: [0.6, 0.8, 0] });
+    const list = renderLayout(doc);
+    expect(list.bounds).toEqual({ minX: -7, minY: -6, maxX: 13, maxY: 14 });
+    const pts = (list.prims[0] as PolylinePrim).pts;
+    // through (3, 4) with slope 4/3, from the bottom edge to the top edge of that box
+    expect(pts[1]).toBeCloseTo(-6);
+    expect(pts[0]).toBeCloseTo(3 - 7.5);
+    expect(pts[3]).toBeCloseTo(14);
+    expect(pts[2]).toBeCloseTo(3 + 7.5);
+  });
+
+  it('ends model-space infinite lines at the viewport frame in paper space', async () => {
+    const doc = await newDoc();
+    add(doc, 'LINE', { start: [0, 0, 0], end: [1000, 1000, 0] });
+    add(doc, 'XLINE', { start: [0, 500, 0], unit_vector: [1, 0, 0] });
+    const layout = doc.layouts().find((l) => l.block.name.toUpperCase() !== '*MODEL_SPACE')!;
+    add(doc, 'VIEWPORT', { center: [50, 50, 0], width: 80, height: 40, id: 2, status: 1, view_center_point: [500, 500, 0], view_height: 400 }, layout.block.name);
+    const list = renderLayout(doc, { layout: layout.name });
+    const polys = list.prims.filter((p): p is PolylinePrim => p.kind === 'polyline' && p.pts.length === 4 && p.pts[1] === p.pts[3]);
+    // the xline at model y = 500 is the frame's horizontal centre line, exactly as wide as the frame
+    expect(polys.map((p) => p.pts)).toContainEqual([10, 50, 90, 50]);
+    expect(list.bounds).toEqual({ minX: 10, minY: 30, maxX: 90, maxY: 70 });
+  });
+});
+
 describe('text codes', () => {
   it('decodes %% codes and \\U+ escapes', () => {
     expect(decodeText('%%c50 %%d %%p0.1 %%%').text).toBe('\u00d850 \u00b0 \u00b10.1 %');

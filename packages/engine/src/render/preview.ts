@@ -23,10 +23,10 @@ export interface PreviewOptions {
 export function renderPreview(doc: DocumentApi, opts: PreviewOptions): Buffer {
   const width = Math.max(1, Math.round(opts.width));
   const height = Math.max(1, Math.round(opts.height));
-  const list = renderLayout(doc, { layout: opts.layout, baseDir: opts.baseDir });
+  const area = opts.area && boundsValid(opts.area) ? opts.area : undefined;
+  const list = renderLayout(doc, { layout: opts.layout, baseDir: opts.baseDir, area });
   // one paper "millimetre" per pixel, 2 % margin
   const margin = Math.min(width, height) * 0.02;
-  const area = opts.area && boundsValid(opts.area) ? opts.area : undefined;
   const page = fitPage(opts.layout ?? 'Model', list, width, height, margin, area);
   if (opts.format === 'svg') return Buffer.from(pageToSvg(page, { pixelWidth: width, pixelHeight: height, minLineweight: 1, lineweightScale: 0 }), 'utf8');
   return pageToPng(page, { width, height, lineweightScale: 0 });

@@ -4,7 +4,7 @@ import type { DxfRecord, Tag } from '../dxf.js';
 
 /** Group codes of attributes the renderer reads, for records whose type is kept as raw tags. */
 const FALLBACK_CODES: Record<string, number> = {
-  start: 10, end: 11, center: 10, radius: 40, start_angle: 50, end_angle: 51, location: 10, insert: 10,
+  start: 10, end: 11, unit_vector: 11, center: 10, radius: 40, start_angle: 50, end_angle: 51, location: 10, insert: 10,
   vtx0: 10, vtx1: 11, vtx2: 12, vtx3: 13, u_pixel: 11, v_pixel: 12, image_size: 13, image_def_handle: 340,
   major_axis: 11, ratio: 40, start_param: 41, end_param: 42, extrusion: 210, thickness: 39,
   height: 40, text: 1, rotation: 50, name: 2, geometry: 2, block_name: 2, xscale: 41, yscale: 42, zscale: 43,

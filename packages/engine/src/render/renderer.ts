@@ -8,7 +8,7 @@ import * as dxfPkg from '@linework/dxf';
 import type { Block, DocumentApi, DxfRecord, Entity, TableEntry } from '../dxf.js';
 import type { Rgb } from './colors.js';
 import { aciToRgb } from './colors.js';
-import type { Bounds, Clip, DisplayList, GradientFill, Prim } from './display-list.js';
+import type { Bounds, Clip, DisplayList, GradientFill, PolylinePrim, Prim } from './display-list.js';
 import { boundsValid, emptyBounds } from './display-list.js';
 import { fontMetrics } from './font.js';
 import type { Mat } from './geom.js';
@@ -37,6 +37,12 @@ export interface RenderOptions {
   maxDepth?: number;
   /** Upper bound of hatch pattern segments for the whole render (default 2 000 000). */
   maxPatternSegments?: number;
+  /**
+   * The area that will be shown (display units), when the caller knows it: RAY and XLINE are
+   * clipped to it. Default: the layout's plot window or limits (when its page setup plots
+   * those) together with the extents of everything else.
+   */
+  area?: Bounds;
 }
 
 interface LayerInfo {
@@ -90,6 +96,19 @@ interface Ctx {
   vpFrozen: Set<string> | null;
   stack: Set<string>;
   imageCache: Map<string, string | null>;
+  /** RAY / XLINE waiting for the area they are clipped to (known once everything else is drawn). */
+  infinite: InfiniteLine[];
+}
+
+interface InfiniteLine {
+  /** Already in the display list, in drawing order; its points are filled in (or it is dropped) at the end. */
+  prim: PolylinePrim;
+  x: number;
+  y: number;
+  dx: number;
+  dy: number;
+  /** XLINE: infinite both ways; RAY: from (x, y) along (dx, dy) only. */
+  both: boolean;
 }
 
 const DEFAULT_LAYER: LayerInfo = { name: '0', color: 0, lw: 0.25, ltype: 'CONTINUOUS', off: false, frozen: false, plot: true };
@@ -189,6 +208,7 @@ function makeCtx(doc: DocumentApi, opts: RenderOptions): Ctx {
     vpFrozen: null,
     stack: new Set(),
     imageCache: new Map(),
+    infinite: [],
   };
 }
 
@@ -270,8 +290,8 @@ function finite(pts: readonly number[]): boolean {
   return true;
 }
 
-function emitPolyline(ctx: Ctx, p: Props, m: Mat, pts: number[], closed: boolean, width = 0, breaks?: number[]): void {
-  if (pts.length < 2 || !finite(pts)) return;
+function emitPolyline(ctx: Ctx, p: Props, m: Mat, pts: number[], closed: boolean, width = 0, breaks?: number[], extents = true): PolylinePrim | null {
+  if (pts.length < 2 || !finite(pts)) return null;
   let dash: number[] | null = null;
   let dashOffset = 0;
   if (p.ltype !== 'CONTINUOUS' && p.ltype !== '') {
@@ -291,10 +311,106 @@ function emitPolyline(ctx: Ctx, p: Props, m: Mat, pts: number[], closed: boolean
     }
   }
   seeLayer(ctx, p.layer);
-  touch(ctx, pts);
-  const prim: Prim = { kind: 'polyline', layer: p.layer, color: p.color, clip: ctx.clip, handle: ctx.handle, pts, closed, lw: p.lw, dash, dashOffset, width };
+  if (extents) touch(ctx, pts);
+  const prim: PolylinePrim = { kind: 'polyline', layer: p.layer, color: p.color, clip: ctx.clip, handle: ctx.handle, pts, closed, lw: p.lw, dash, dashOffset, width };
   if (breaks && breaks.length) prim.breaks = breaks;
   ctx.prims.push(prim);
+  return prim;
+}
+
+// ---- infinite lines -------------------------------------------------------------------------------
+
+function drawInfiniteLine(ctx: Ctx, e: Entity, p: Props, m: Mat, both: boolean): void {
+  const s = pt(e, 'start');
+  const u = pt(e, 'unit_vector', [1, 0, 0]);
+  const q: number[] = [];
+  pushPt(q, m, s[0]!, s[1]!, s[2] ?? 0);
+  pushPt(q, m, s[0]! + u[0]!, s[1]! + u[1]!, (s[2] ?? 0) + (u[2] ?? 0));
+  const dx = q[2]! - q[0]!;
+  const dy = q[3]! - q[1]!;
+  // seen end-on (direction along the view axis) the line is a point: nothing to draw
+  if (!finite(q) || Math.hypot(dx, dy) < 1e-12) return;
+  // Not part of the extents: an infinite line has none, and the fit must come from the rest.
+  const prim = emitPolyline(ctx, p, m, [q[0]!, q[1]!, q[0]!, q[1]!], false, 0, undefined, false);
+  if (prim) ctx.infinite.push({ prim, x: q[0]!, y: q[1]!, dx, dy, both });
+}
+
+/** Liang-Barsky: the part of the line inside the box, or null. */
+function clipLine(l: InfiniteLine, b: Bounds): number[] | null {
+  let t0 = l.both ? -Infinity : 0;
+  let t1 = Infinity;
+  const edges: [number, number][] = [[-l.dx, l.x - b.minX], [l.dx, b.maxX - l.x], [-l.dy, l.y - b.minY], [l.dy, b.maxY - l.y]];
+  for (const [pp, qq] of edges) {
+    if (Math.abs(pp) < 1e-300) {
+      if (qq < 0) return null;
+      continue;
+    }
+    const r = qq / pp;
+    if (pp < 0) t0 = Math.max(t0, r);
+    else t1 = Math.min(t1, r);
+  }
+  if (!(t0 < t1) || !Number.isFinite(t0) || !Number.isFinite(t1)) return null;
+  return [l.x + l.dx * t0, l.y + l.dy * t0, l.x + l.dx * t1, l.y + l.dy * t1];
+}
+
+/**
+ * Gives the pending infinite lines their points inside `area`; lines missing it are dropped from
+ * the display list. Returns the dropped primitives.
+ */
+function resolveInfinite(ctx: Ctx, lines: InfiniteLine[], area: Bounds): Set<Prim> {
+  const dropped = new Set<Prim>();
+  for (const l of lines) {
+    const seg = boundsValid(area) ? clipLine(l, area) : null;
+    if (seg) l.prim.pts = seg;
+    else {
+      // empty points: a viewport's cull drops it too
+      l.prim.pts = [];
+      dropped.add(l.prim);
+    }
+  }
+  return dropped;
+}
+
+function unionBounds(a: Bounds, b: Bounds | null): Bounds {
+  if (!b || !boundsValid(b)) return a;
+  if (!boundsValid(a)) return { ...b };
+  return { minX: Math.min(a.minX, b.minX), minY: Math.min(a.minY, b.minY), maxX: Math.max(a.maxX, b.maxX), maxY: Math.max(a.maxY, b.maxY) };
+}
+
+function boxOf(x1: number, y1: number, x2: number, y2: number): Bounds | null {
+  const b = { minX: Math.min(x1, x2), minY: Math.min(y1, y2), maxX: Math.max(x1, x2), maxY: Math.max(y1, y2) };
+  return boundsValid(b) && b.maxX > b.minX && b.maxY > b.minY ? b : null;
+}
+
+/** The plot window or limits when the layout's page setup plots one of those (plot type 4 / 2). */
+function plotArea(doc: DocumentApi, layout: { name: string; handle: string }, isModel: boolean): Bounds | null {
+  let rec: DxfRecord | undefined = layout.handle ? doc.get(layout.handle) : undefined;
+  if (!rec || rec.type !== 'LAYOUT') rec = doc.objects.find((o) => o.type === 'LAYOUT' && String(o.attrs.name ?? '').toUpperCase() === layout.name.toUpperCase());
+  const tags = rec?.extra?.AcDbPlotSettings;
+  if (!rec || !tags) return null;
+  const code = (c: number): number => {
+    const t = tags.find((x) => x[0] === c);
+    return t ? Number(t[1]) : NaN;
+  };
+  const type = code(74);
+  if (type === 4) return boxOf(code(48), code(49), code(140), code(141));
+  if (type !== 2) return null;
+  const a = (isModel ? doc.getHeader('$LIMMIN') : rec.attrs.limmin) as number[] | undefined;
+  const b = (isModel ? doc.getHeader('$LIMMAX') : rec.attrs.limmax) as number[] | undefined;
+  return Array.isArray(a) && Array.isArray(b) ? boxOf(a[0]!, a[1]!, b[0]!, b[1]!) : null;
+}
+
+/** Where infinite lines end when nothing else bounds them: a box around their base points. */
+function aroundBasePoints(lines: InfiniteLine[]): Bounds {
+  const b = emptyBounds();
+  for (const l of lines) {
+    b.minX = Math.min(b.minX, l.x);
+    b.maxX = Math.max(b.maxX, l.x);
+    b.minY = Math.min(b.minY, l.y);
+    b.maxY = Math.max(b.maxY, l.y);
+  }
+  const r = Math.max(b.maxX - b.minX, b.maxY - b.minY, 10);
+  return { minX: b.minX - r, minY: b.minY - r, maxX: b.maxX + r, maxY: b.maxY + r };
 }
 
 function emitPath(ctx: Ctx, p: Props, rings: number[][], gradient: GradientFill | null, mask: boolean, color?: Rgb): void {
@@ -961,7 +1077,12 @@ function drawViewport(ctx: Ctx, e: Entity, p: Props, m: Mat): void {
     fb.maxY = Math.max(fb.maxY, frame[i + 1]!);
   }
   const first = ctx.prims.length;
+  const saveInfinite = ctx.infinite;
+  ctx.infinite = [];
   for (const child of model.entities) drawEntity(ctx, child, full, null, true);
+  // model-space infinite lines end at the frame (the frame's clip hides what lies beyond it)
+  resolveInfinite(ctx, ctx.infinite, fb);
+  ctx.infinite = saveInfinite;
   // cull primitives entirely outside the frame
   let k = first;
   for (let i = first; i < ctx.prims.length; i++) {
@@ -1137,6 +1258,10 @@ function drawEntity(ctx: Ctx, e: Entity, m: Mat, parent: Inherit | null, fromVie
       emitPolyline(ctx, p, m, pts, false);
       return;
     }
+    case 'RAY':
+    case 'XLINE':
+      drawInfiniteLine(ctx, e, p, m, type === 'XLINE');
+      return;
     case 'SEQEND':
     case 'VERTEX':
       return;
@@ -1201,6 +1326,16 @@ export function renderLayout(doc: DocumentApi, opts: RenderOptions = {}): Displa
   const m = identity();
   for (const e of layout.block.entities) {
     drawEntity(ctx, e, m, null);
+  }
+  if (ctx.infinite.length) {
+    let area = opts.area && boundsValid(opts.area) ? opts.area : unionBounds(ctx.bounds, plotArea(doc, layout, isModel));
+    if (!boundsValid(area)) {
+      // only infinite lines: they make the extents after all, or the page would be blank
+      area = aroundBasePoints(ctx.infinite);
+      touch(ctx, [area.minX, area.minY, area.maxX, area.maxY]);
+    }
+    const dropped = resolveInfinite(ctx, ctx.infinite, area);
+    if (dropped.size) ctx.prims = ctx.prims.filter((pr) => !dropped.has(pr));
   }
   void det2;
   return { prims: ctx.prims, clips: ctx.clips, layers: [...ctx.layersSeen.keys()], bounds: ctx.bounds, background: ctx.background, skipped: ctx.skipped };
