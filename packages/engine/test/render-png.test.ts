@@ -55,6 +55,22 @@ describe('PNG', () => {
     expect(img.at(50, 50).slice(0, 3)).toEqual([255, 255, 255]);
   });
 
+  it('fills a leader\'s arrowhead at its first vertex', async () => {
+    const doc = await newDoc();
+    const ds = doc.addTableEntry('DIMSTYLE', 'Big');
+    ds.extra = { ...ds.extra, AcDbDimStyleTableRecord: [[41, '20']] };
+    add(doc, 'LEADER', { dimstyle: 'Big', vertices: [[0, 50, 0], [100, 50, 0]] });
+    add(doc, 'LINE', { start: [0, 0, 0], end: [0.001, 0, 0] });
+    add(doc, 'LINE', { start: [100, 100, 0], end: [100.001, 100, 0] });
+    const img = decodePng(pageToPng(fitPage('Model', renderLayout(doc), 100, 100, 0), { width: 400 }));
+    // 20 units long, 3.3 half-wide at its base (x = 20): inked well off the leader line near the
+    // base, white beyond the base and beside the tip
+    expect(img.at(70, 200 - 8)[0]).toBeLessThan(100);
+    expect(img.at(70, 200 + 8)[0]).toBeLessThan(100);
+    expect(img.at(100, 200 - 8)[0]).toBe(255);
+    expect(img.at(12, 200 - 8)[0]).toBe(255);
+  });
+
   it('makes previews of the requested pixel size in PNG and SVG', async () => {
     const doc = await newDoc();
     add(doc, 'CIRCLE', { color: 1, center: [0, 0, 0], radius: 10 });

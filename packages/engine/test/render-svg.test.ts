@@ -1,7 +1,7 @@
 // Golden tests of the renderer and its SVG back end on small drawings built in memory.
 import { describe, expect, it } from 'vitest';
 import { fitPage, pageToSvg, renderLayout } from '../src/render/index.js';
-import type { PolylinePrim, TextPrim } from '../src/render/index.js';
+import type { PathPrim, PolylinePrim, TextPrim } from '../src/render/index.js';
 import { decodeText, layoutMText, parseMText } from '../src/render/text.js';
 import { add, ent, newDoc } from './render-helpers.js';
 
@@ -212,6 +212,52 @@ describe('renderer + SVG', () => {
     expect(svg).toContain('clip-path="url(#clip0)"');
     // the frame itself is drawn
     expect(list.prims.filter((p) => p.kind === 'polyline' && p.clip === -1).length).toBe(1);
+  });
+});
+
+describe('LEADER arrowheads', () => {
+  const leaderDoc = async (style: Record<number, string>, arrow = 1): Promise<Awaited<ReturnType<typeof newDoc>>> => {
+    const doc = await newDoc();
+    const ds = doc.addTableEntry('DIMSTYLE', 'Arrows');
+    ds.extra = { ...ds.extra, AcDbDimStyleTableRecord: Object.entries(style).map(([k, v]) => [Number(k), v] as [number, string]) };
+    add(doc, 'LEADER', { dimstyle: 'Arrows', has_arrowhead: arrow, vertices: [[0, 0, 0], [50, 0, 0], [50, 20, 0]] });
+    return doc;
+  };
+
+  it('draws the closed filled arrow, DIMASZ * DIMSCALE long, pointing away from the second vertex', async () => {
+    const list = renderLayout(await leaderDoc({ 41: '4', 40: '2' }));
+    expect(list.skipped).toEqual({});
+    const fills = list.prims.filter((p): p is PathPrim => p.kind === 'path');
+    expect(fills).toHaveLength(1);
+    const ring = fills[0]!.rings[0]!.map((v) => Math.round(v * 1000) / 1000);
+    const h = Math.round(8 * Math.sin((9.462322 * Math.PI) / 180) * 1000) / 1000;
+    expect(ring).toEqual([8, -h, 0, 0, 8, h]);
+    const svg = pageToSvg(fitPage('Model', list, 200, 100, 5));
+    expect(svg).toMatch(/<path d="M8 [-0-9.]+ 0 0 8 [-0-9.]+Z" fill="#000000"/);
+  });
+
+  it('takes DIMASZ from the leader\'s own DSTYLE override before its dimension style', async () => {
+    const doc = await leaderDoc({ 41: '4' });
+    const leader = doc.modelSpace().entities.find((e) => e.type === 'LEADER')!;
+    leader.xdata = [{ app: 'ACAD', tags: [[1000, 'DSTYLE'], [1002, '{'], [1070, '41'], [1040, '6.0'], [1002, '}']] }];
+    const fill = renderLayout(doc).prims.find((p): p is PathPrim => p.kind === 'path')!;
+    expect(fill.rings[0]![0]).toBeCloseTo(6);
+  });
+
+  it('draws no arrow when code 71 is 0, and a named arrow block or built-in arrow when DIMLDRBLK says so', async () => {
+    expect(renderLayout(await leaderDoc({ 41: '4' }, 0)).prims.map((p) => p.kind)).toEqual(['polyline']);
+    // oblique tick: a stroke from (-0.5, -0.5) to (0.5, 0.5) in arrow space, turned 180 degrees
+    const doc = await leaderDoc({ 41: '2' });
+    const tick = doc.addTableEntry('BLOCK_RECORD', '_OBLIQUE');
+    const ds = doc.tables.get('DIMSTYLE')!.entries.find((d) => d.attrs.name === 'Arrows')!;
+    ds.extra!.AcDbDimStyleTableRecord!.push([341, tick.handle]);
+    let polys = renderLayout(doc).prims.filter((p): p is PolylinePrim => p.kind === 'polyline');
+    expect(polys.map((p) => p.pts.map((v) => Math.round(v * 1e9) / 1e9))).toEqual([[0, 0, 50, 0, 50, 20], [1, 1, -1, -1]]);
+    // a block of that name wins over the built-in shape: drawn scaled and turned like an insert
+    doc.addBlock('_OBLIQUE', [0, 0, 0]);
+    add(doc, 'LINE', { start: [0, 0, 0], end: [-1, 0.5, 0] }, '_OBLIQUE');
+    polys = renderLayout(doc).prims.filter((p): p is PolylinePrim => p.kind === 'polyline');
+    expect(polys[1]!.pts.map((v) => Math.round(v * 1e9) / 1e9)).toEqual([0, 0, 2, -1]);
   });
 });
 

@@ -318,6 +318,146 @@ function emitPolyline(ctx: Ctx, p: Props, m: Mat, pts: number[], closed: boolean
   return prim;
 }
 
+// ---- leader arrowheads ---------------------------------------------------------------------------
+
+/** The entity's ACAD DSTYLE xdata overrides: dimension variable group code -> value. */
+function dstyleOverrides(e: DxfRecord): Map<number, string> {
+  const out = new Map<number, string>();
+  const tags = e.xdata?.find((g) => g.app.toUpperCase() === 'ACAD')?.tags;
+  if (!tags) return out;
+  const at = tags.findIndex((t) => t[0] === 1000 && t[1].toUpperCase() === 'DSTYLE');
+  if (at < 0) return out;
+  for (let i = at + 1; i + 1 < tags.length; i++) {
+    const t = tags[i]!;
+    if (t[0] === 1002 && t[1] === '}') break;
+    if (t[0] === 1070) {
+      out.set(Number(t[1]), tags[i + 1]![1]);
+      i++;
+    }
+  }
+  return out;
+}
+
+function dimStyle(ctx: Ctx, name: string): DxfRecord | undefined {
+  const up = name.toUpperCase();
+  return ctx.doc.tables.get('DIMSTYLE')?.entries.find((d) => str(d, 'name', '').toUpperCase() === up);
+}
+
+/** A dimension variable of an entity: its override, else its dimension style's value. */
+function dimVar(e: DxfRecord, style: DxfRecord | undefined, code: number): string | undefined {
+  const ov = dstyleOverrides(e).get(code);
+  if (ov !== undefined) return ov;
+  return style ? rawValue(style, code) : undefined;
+}
+
+/** Half the width of the closed arrows at unit length (ezdxf's and AutoCAD's 18.92 degree arrow). */
+const ARROW_HALF = Math.sin(((18.924644 / 2) * Math.PI) / 180);
+
+/**
+ * The built-in arrowheads (what AutoCAD draws for the names without a block), at unit size, tip at
+ * the origin pointing along +x. Polylines are strokes, `fill` rings are filled.
+ */
+function arrowShape(name: string): { strokes: number[][]; fill: number[][]; closed: boolean } | null {
+  const circle = (r: number, cx = 0): number[] => {
+    const out: number[] = [];
+    for (let i = 0; i < 32; i++) out.push(cx + r * Math.cos((i * Math.PI) / 16), r * Math.sin((i * Math.PI) / 16));
+    return out;
+  };
+  const open = (deg: number): number[] => {
+    const h = Math.sin(((deg / 2) * Math.PI) / 180);
+    return [-1, h, 0, 0, -1, -h];
+  };
+  const tri = [-1, ARROW_HALF, 0, 0, -1, -ARROW_HALF];
+  const tail = [-0.5, 0, -1, 0];
+  switch (name) {
+    case '':
+    case 'CLOSEDFILLED':
+      return { strokes: [], fill: [tri], closed: false };
+    case 'CLOSEDBLANK':
+      return { strokes: [tri], fill: [], closed: true };
+    case 'CLOSED':
+      return { strokes: [tri, [0, 0, -1, 0]], fill: [], closed: true };
+    case 'OPEN':
+      return { strokes: [open(18.924644), [0, 0, -1, 0]], fill: [], closed: false };
+    case 'OPEN30':
+      return { strokes: [open(30), [0, 0, -1, 0]], fill: [], closed: false };
+    case 'OPEN90':
+      return { strokes: [open(90), [0, 0, -1, 0]], fill: [], closed: false };
+    case 'DOT':
+      return { strokes: [tail], fill: [circle(0.5)], closed: false };
+    case 'DOTSMALL':
+      return { strokes: [], fill: [circle(0.125)], closed: false };
+    case 'DOTBLANK':
+      return { strokes: [circle(0.5), tail], fill: [], closed: true };
+    case 'SMALL':
+      return { strokes: [circle(0.25)], fill: [], closed: true };
+    case 'ORIGIN':
+      return { strokes: [circle(0.5), [0, 0, -1, 0]], fill: [], closed: true };
+    case 'ORIGIN2':
+      return { strokes: [circle(0.5), circle(0.25), tail], fill: [], closed: true };
+    case 'OBLIQUE':
+    case 'ARCHTICK':
+      return { strokes: [[-0.5, -0.5, 0.5, 0.5]], fill: [], closed: false };
+    case 'BOXFILLED':
+      return { strokes: [tail], fill: [[-0.5, -0.5, 0.5, -0.5, 0.5, 0.5, -0.5, 0.5]], closed: false };
+    case 'BOXBLANK':
+      return { strokes: [[-0.5, -0.5, 0.5, -0.5, 0.5, 0.5, -0.5, 0.5], tail], fill: [], closed: true };
+    case 'DATUMFILLED':
+      return { strokes: [], fill: [[0, 0.57735, 0, -0.57735, -1, 0]], closed: false };
+    case 'DATUMBLANK':
+      return { strokes: [[0, 0.57735, 0, -0.57735, -1, 0]], fill: [], closed: true };
+    case 'NONE':
+      return { strokes: [], fill: [], closed: false };
+    default:
+      return null;
+  }
+}
+
+/**
+ * The arrowhead at a leader's first vertex: the block DIMLDRBLK names (DIMBLK before R2000, which
+ * has no DIMLDRBLK), or the built-in arrow of that name, sized DIMASZ * DIMSCALE and pointing
+ * away from the second vertex.
+ */
+function drawLeaderArrow(ctx: Ctx, e: Entity, p: Props, m: Mat, vs: number[][]): void {
+  const style = dimStyle(ctx, str(e, 'dimstyle', 'Standard'));
+  const metric = !ctx.imperial;
+  let scale = Number(dimVar(e, style, 40) ?? 1);
+  if (!(scale > 0)) scale = 1;
+  const asz = Number(dimVar(e, style, 41) ?? (metric ? 2.5 : 0.18));
+  const size = (Number.isFinite(asz) ? asz : 0) * scale;
+  if (!(size > 0)) return;
+  let name = '';
+  const modern = ctx.doc.version >= 'AC1015';
+  const handle = modern ? dimVar(e, style, 341) : undefined;
+  if (handle && handle !== '0') {
+    const rec = ctx.doc.get(handle);
+    if (rec) name = str(rec, 'name', '');
+  } else if (!modern) name = dimVar(e, style, 5) ?? '';
+  const [a, b] = [vs[0]!, vs[1]!];
+  const rot = Math.atan2(a[1]! - b[1]!, a[0]! - b[0]!);
+  const local = mul(translation(a[0]!, a[1]!, a[2] ?? 0), mul(rotationZ(rot), scaling(size, size, size)));
+  const block = name ? ctx.doc.getBlock(name) : undefined;
+  if (block) {
+    const base = pt(block.block, 'base_point');
+    drawBlockContent(ctx, block, mul(m, mul(local, translation(-(base[0] ?? 0), -(base[1] ?? 0), -(base[2] ?? 0)))), p);
+    return;
+  }
+  const shape = arrowShape(name.replace(/^_/, '').toUpperCase());
+  if (!shape) {
+    skip(ctx, `LEADER(arrow ${name})`);
+    return;
+  }
+  const full = mul(m, local);
+  const place = (q: number[]): number[] => {
+    const out: number[] = [];
+    for (let i = 0; i + 1 < q.length; i += 2) pushPt(out, full, q[i]!, q[i + 1]!, 0);
+    return out;
+  };
+  const lp = { ...p, ltype: 'CONTINUOUS' };
+  for (const s of shape.strokes) emitPolyline(ctx, lp, full, place(s), shape.closed && s.length > 4);
+  if (shape.fill.length) emitPath(ctx, lp, shape.fill.map(place), null, false);
+}
+
 // ---- infinite lines -------------------------------------------------------------------------------
 
 function drawInfiniteLine(ctx: Ctx, e: Entity, p: Props, m: Mat, both: boolean): void {
@@ -1256,6 +1396,7 @@ function drawEntity(ctx: Ctx, e: Entity, m: Mat, parent: Inherit | null, fromVie
       const pts: number[] = [];
       for (const q of vs as number[][]) pushPt(pts, m, q[0]!, q[1]!, q[2] ?? 0);
       emitPolyline(ctx, p, m, pts, false);
+      if (num(e, 'has_arrowhead', 1) !== 0) drawLeaderArrow(ctx, e, p, m, vs as number[][]);
       return;
     }
     case 'RAY':
