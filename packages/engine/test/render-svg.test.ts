@@ -261,6 +261,69 @@ describe('LEADER arrowheads', () => {
   });
 });
 
+describe('MLINE', () => {
+  // as ezdxf writes a 2-element MLINE (offsets +10 red, -10 blue, square caps) through
+  // (0, 0), (100, 0), (100, 100) with zero justification
+  const mlineTags = (closed: boolean): [number, string][] => {
+    const t: [number, string][] = [[2, 'TWO'], [40, '1'], [70, '1'], [71, closed ? '3' : '1'], [72, '3'], [73, '2'], [10, '0'], [20, '0'], [30, '0']];
+    const vertex = (x: number, y: number, dx: number, dy: number, mx: number, my: number, d: number): void => {
+      t.push([11, String(x)], [21, String(y)], [31, '0'], [12, String(dx)], [22, String(dy)], [32, '0'], [13, String(mx)], [23, String(my)], [33, '0']);
+      t.push([74, '2'], [41, String(d)], [41, '0'], [75, '0'], [74, '2'], [41, String(-d)], [41, '0'], [75, '0']);
+    };
+    vertex(0, 0, 1, 0, 0, 1, 10);
+    vertex(100, 0, 0, 1, -Math.SQRT1_2, Math.SQRT1_2, 10 * Math.SQRT2);
+    vertex(100, 100, 0, 1, -1, 0, 10);
+    return t;
+  };
+  const mlineDoc = async (closed = false, styleFlags = 272): Promise<Awaited<ReturnType<typeof newDoc>>> => {
+    const doc = await newDoc();
+    doc.objects.push({
+      kind: 'object', type: 'MLINESTYLE', handle: '', owner: '', attrs: {},
+      extra: { AcDbMlineStyle: [[2, 'TWO'], [70, String(styleFlags)], [3, ''], [62, '3'], [51, '90'], [52, '90'], [71, '2'], [49, '10'], [62, '1'], [6, 'BYLAYER'], [49, '-10'], [62, '5'], [6, 'BYLAYER']] },
+    });
+    const e = add(doc, 'MLINE', {});
+    e.extra = { AcDbMline: mlineTags(closed) };
+    return doc;
+  };
+  const rounded = (p: PolylinePrim): number[] => p.pts.map((v) => Math.round(v * 1e6) / 1e6);
+
+  it('draws each element along the miters in its style colour, with square caps', async () => {
+    const list = renderLayout(await mlineDoc());
+    expect(list.skipped).toEqual({});
+    const polys = list.prims.filter((p): p is PolylinePrim => p.kind === 'polyline');
+    expect(polys.map((p) => [p.color, rounded(p)])).toEqual([
+      [0xff0000, [0, 10, 90, 10, 90, 100]],
+      [0x0000ff, [0, -10, 110, -10, 110, 100]],
+      // start cap, then end cap: top half in the top element's colour, bottom half in the bottom's
+      [0xff0000, [0, 10, 0, 0]], [0x0000ff, [0, -10, 0, 0]],
+      [0xff0000, [90, 100, 100, 100]], [0x0000ff, [110, 100, 100, 100]],
+    ]);
+    const svg = pageToSvg(fitPage('Model', list, 200, 100, 5));
+    expect(svg).toMatch(/<path d="M0 10 90 10 90 100" stroke="#ff0000"/);
+    expect(svg).toMatch(/<path d="M0 -10 110 -10 110 100" stroke="#0000ff"/);
+  });
+
+  it('closes closed MLINEs without caps, fills when the style says so and rounds caps into half circles', async () => {
+    const closed = renderLayout(await mlineDoc(true, 1 | 16));
+    const kinds = closed.prims.map((p) => p.kind);
+    expect(kinds).toEqual(['path', 'polyline', 'polyline']);
+    expect(closed.prims[0]!.color).toBe(0x00ff00);
+    // the band between the borders: two rings, filled even-odd
+    expect((closed.prims[0] as PathPrim).rings.map((r) => r.length)).toEqual([6, 6]);
+    expect((closed.prims[1] as PolylinePrim).closed).toBe(true);
+    const round = renderLayout(await mlineDoc(false, 64));
+    const arc = round.prims.filter((p): p is PolylinePrim => p.kind === 'polyline').slice(2);
+    // two quarter circles of radius 10 about (0, 0) bulging to -x: red from the top, blue to the bottom
+    expect(arc.map((p) => p.color)).toEqual([0xff0000, 0x0000ff]);
+    const xs = arc.flatMap((p) => p.pts.filter((_, i) => i % 2 === 0));
+    expect(Math.min(...xs)).toBeCloseTo(-10, 1);
+    expect(arc[0]!.pts[0]).toBeCloseTo(0);
+    expect(arc[0]!.pts[1]).toBeCloseTo(10);
+    expect(arc[1]!.pts.at(-2)).toBeCloseTo(0);
+    expect(arc[1]!.pts.at(-1)).toBeCloseTo(-10);
+  });
+});
+
 describe('RAY and XLINE', () => {
   it('clips them to the extents of the rest, which they do not change', async () => {
     const doc = await newDoc();

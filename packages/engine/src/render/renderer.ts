@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { basename, extname, isAbsolute, join, resolve as resolvePath } from 'node:path';
 import * as dxfPkg from '@linework/dxf';
-import type { Block, DocumentApi, DxfRecord, Entity, TableEntry } from '../dxf.js';
+import type { Block, DocumentApi, DxfRecord, Entity, TableEntry, Tag } from '../dxf.js';
 import type { Rgb } from './colors.js';
 import { aciToRgb } from './colors.js';
 import type { Bounds, Clip, DisplayList, GradientFill, PolylinePrim, Prim } from './display-list.js';
@@ -316,6 +316,182 @@ function emitPolyline(ctx: Ctx, p: Props, m: Mat, pts: number[], closed: boolean
   if (breaks && breaks.length) prim.breaks = breaks;
   ctx.prims.push(prim);
   return prim;
+}
+
+// ---- MLINE ---------------------------------------------------------------------------------------
+
+interface MLineVertex {
+  loc: number[];
+  miter: number[];
+  /** Per element: its parameters; the first is the distance along the miter from the vertex. */
+  params: number[][];
+}
+
+interface MLineElement {
+  offset: number;
+  color: number;
+  ltype: string;
+}
+
+interface MLineStyle {
+  flags: number;
+  fill: number;
+  elements: MLineElement[];
+}
+
+/** The tags of a record kept undeclared, subclass by subclass in file order. */
+function allRawTags(rec: DxfRecord): Tag[] {
+  const out: Tag[] = [];
+  for (const k of Object.keys(rec.extra ?? {})) for (const t of rec.extra![k]!) out.push(t);
+  return out;
+}
+
+/** Vertices of an MLINE from its tags (11 location, 12 direction, 13 miter, 74/41 element parameters). */
+function mlineVertices(e: DxfRecord): MLineVertex[] {
+  const out: MLineVertex[] = [];
+  let cur: MLineVertex | null = null;
+  let params: number[] | null = null;
+  for (const [code, raw] of allRawTags(e)) {
+    const v = Number(raw);
+    if (code === 11) {
+      cur = { loc: [v, 0, 0], miter: [0, 1, 0], params: [] };
+      out.push(cur);
+      params = null;
+    } else if (!cur) continue;
+    else if (code === 21) cur.loc[1] = v;
+    else if (code === 31) cur.loc[2] = v;
+    else if (code === 13) cur.miter = [v, 0, 0];
+    else if (code === 23) cur.miter[1] = v;
+    else if (code === 33) cur.miter[2] = v;
+    else if (code === 74) {
+      params = [];
+      cur.params.push(params);
+    } else if (code === 41 && params) params.push(v);
+  }
+  return out;
+}
+
+function mlineStyle(ctx: Ctx, e: DxfRecord): MLineStyle | null {
+  const h = rawValue(e, 340);
+  let rec = h ? ctx.doc.get(h) : undefined;
+  if (!rec || rec.type !== 'MLINESTYLE') {
+    const name = (rawValue(e, 2) ?? 'STANDARD').toUpperCase();
+    rec = ctx.doc.objects.find((o) => o.type === 'MLINESTYLE' && (str(o, 'name', '') || rawValue(o, 2) || '').toUpperCase() === name);
+  }
+  if (!rec) return null;
+  const style: MLineStyle = { flags: 0, fill: 256, elements: [] };
+  let inElements = false;
+  let el: MLineElement | null = null;
+  for (const [code, raw] of allRawTags(rec)) {
+    if (code === 70 && !inElements) style.flags = Number(raw) | 0;
+    else if (code === 62 && !inElements) style.fill = Number(raw) | 0;
+    else if (code === 71) inElements = true;
+    else if (code === 49 && inElements) {
+      el = { offset: Number(raw), color: 256, ltype: 'BYLAYER' };
+      style.elements.push(el);
+    } else if (code === 62 && el) el.color = Number(raw) | 0;
+    else if (code === 6 && el) el.ltype = raw;
+  }
+  return style;
+}
+
+function aciIn(ctx: Ctx, p: Props, aci: number): Rgb {
+  if (aci === 256) return layerInfo(ctx, p.layer).color;
+  if (aci === 0) return p.color;
+  return aciToRgb(Math.abs(aci) || 7, ctx.background);
+}
+
+/**
+ * MLINE: each element a polyline through the vertices moved along their miters by the element's
+ * first parameter (the offsets of the style, scaled and justified, as written); the style gives
+ * colours, linetypes, fill, miter lines and caps. Break parameters (MLEDIT cuts) are not applied.
+ */
+function drawMLine(ctx: Ctx, e: Entity, p: Props, m: Mat): void {
+  const vs = mlineVertices(e);
+  const n = vs.length;
+  const count = n ? vs[0]!.params.length : 0;
+  if (n < 2 || !count || vs.some((v) => v.params.length !== count)) {
+    skip(ctx, 'MLINE');
+    return;
+  }
+  const style = mlineStyle(ctx, e);
+  const elements = style && style.elements.length === count ? style.elements : null;
+  // code 71 (70 is the justification, which the parameters already include)
+  const flags = typeof e.attrs.flags === 'number' ? e.attrs.flags : Number(rawValue(e, 71) ?? 0) | 0;
+  const closed = (flags & 2) !== 0;
+  const sflags = style?.flags ?? 0;
+  // points[k][i]: element i at vertex k, WCS
+  const points = vs.map((v) => v.params.map((q) => {
+    const d = q[0] ?? 0;
+    return [v.loc[0]! + v.miter[0]! * d, v.loc[1]! + v.miter[1]! * d, v.loc[2]! + v.miter[2]! * d];
+  }));
+  const propsOf = (i: number): Props => {
+    const el = elements?.[i];
+    if (!el) return p;
+    const lt = el.ltype.toUpperCase();
+    const ltype = lt === 'BYLAYER' ? layerInfo(ctx, p.layer).ltype : lt === 'BYBLOCK' ? p.ltype : lt;
+    return { ...p, color: aciIn(ctx, p, el.color), ltype };
+  };
+  const order = [...Array(count).keys()].sort((a, b) => (elements ? elements[a]!.offset - elements[b]!.offset : (vs[0]!.params[a]![0] ?? 0) - (vs[0]!.params[b]![0] ?? 0)));
+  const bottom = order[0]!;
+  const top = order[count - 1]!;
+  const place = (q: number[][]): number[] => {
+    const out: number[] = [];
+    for (const r of q) pushPt(out, m, r[0]!, r[1]!, r[2]!);
+    return out;
+  };
+  if (sflags & 1 && style) {
+    // closed: the band between two rings (filled even-odd); open: one ring out along one border, back along the other
+    const rings = closed
+      ? [place(points.map((k) => k[bottom]!)), place(points.map((k) => k[top]!))]
+      : [place([...points.map((k) => k[bottom]!), ...points.map((k) => k[top]!).reverse()])];
+    emitPath(ctx, p, rings, null, false, aciIn(ctx, p, style.fill));
+  }
+  for (let i = 0; i < count; i++) emitPolyline(ctx, propsOf(i), m, place(points.map((k) => k[i]!)), closed);
+  const across = (k: number): void => {
+    const a = points[k]![top]!;
+    const b = points[k]![bottom]!;
+    const mid = [(a[0]! + b[0]!) / 2, (a[1]! + b[1]!) / 2, (a[2]! + b[2]!) / 2];
+    emitPolyline(ctx, propsOf(top), m, place([a, mid]), false);
+    emitPolyline(ctx, propsOf(bottom), m, place([b, mid]), false);
+  };
+  if (sflags & 2) for (let k = closed ? 0 : 1; k < n - (closed ? 0 : 1); k++) across(k);
+  if (closed) return;
+  const ex = pt(e, 'extrusion', [0, 0, 1]);
+  const cap = (k: number, from: number, to: number): void => {
+    const a = points[k]![from]!;
+    const b = points[k]![to]!;
+    const c = [(a[0]! + b[0]!) / 2, (a[1]! + b[1]!) / 2, (a[2]! + b[2]!) / 2];
+    const u = [a[0]! - c[0]!, a[1]! - c[1]!, a[2]! - c[2]!];
+    const r = Math.hypot(u[0]!, u[1]!, u[2]!);
+    if (!(r > 0)) return;
+    // v = extrusion x u: the half circle turns counter-clockwise about the extrusion from `from`
+    const v = [ex[1]! * u[2]! - ex[2]! * u[1]!, ex[2]! * u[0]! - ex[0]! * u[2]!, ex[0]! * u[1]! - ex[1]! * u[0]!];
+    const vl = Math.hypot(v[0]!, v[1]!, v[2]!) || 1;
+    const steps = Math.max(8, Math.min(128, Math.ceil(Math.PI / Math.acos(Math.max(-1, 1 - ctx.tol / r)))));
+    const arc = (t0: number, t1: number): number[][] => {
+      const out: number[][] = [];
+      const k2 = Math.max(2, Math.ceil((steps * (t1 - t0)) / Math.PI));
+      for (let j = 0; j <= k2; j++) {
+        const t = t0 + ((t1 - t0) * j) / k2;
+        const cs = Math.cos(t);
+        const sn = (Math.sin(t) * r) / vl;
+        out.push([c[0]! + u[0]! * cs + v[0]! * sn, c[1]! + u[1]! * cs + v[1]! * sn, c[2]! + u[2]! * cs + v[2]! * sn]);
+      }
+      return out;
+    };
+    const pa = propsOf(from);
+    const pb = propsOf(to);
+    if (pa.color === pb.color) emitPolyline(ctx, pa, m, place(arc(0, Math.PI)), false);
+    else {
+      emitPolyline(ctx, pa, m, place(arc(0, Math.PI / 2)), false);
+      emitPolyline(ctx, pb, m, place(arc(Math.PI / 2, Math.PI)), false);
+    }
+  };
+  if (sflags & 16) across(0);
+  if (sflags & 64) cap(0, top, bottom);
+  if (sflags & 256) across(n - 1);
+  if (sflags & 1024) cap(n - 1, bottom, top);
 }
 
 // ---- leader arrowheads ---------------------------------------------------------------------------
@@ -1399,6 +1575,9 @@ function drawEntity(ctx: Ctx, e: Entity, m: Mat, parent: Inherit | null, fromVie
       if (num(e, 'has_arrowhead', 1) !== 0) drawLeaderArrow(ctx, e, p, m, vs as number[][]);
       return;
     }
+    case 'MLINE':
+      drawMLine(ctx, e, p, m);
+      return;
     case 'RAY':
     case 'XLINE':
       drawInfiniteLine(ctx, e, p, m, type === 'XLINE');
