@@ -76,7 +76,3 @@ function judge(name: string, r: EzdxfResult): string[] {
   for (const p of problems) bad.push(`${name}: ${p}`);
   return bad;
 }
-
-describe.runIf(!corpus)('DXF corpus round trip (skipped)', () => {
-  it.skip('set LINEWORK_DXF_CORPUS to a folder of .dxf files to run the corpus round trip', () => {});
-});
