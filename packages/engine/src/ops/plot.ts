@@ -7,10 +7,10 @@ import { z } from 'zod';
 import { OpError } from '../protocol.js';
 import type { DocStore } from '../store/document-store.js';
 import { point } from '../entities/create.js';
-import { embedImage as embed, type ImageSink } from '../plot/images.js';
+import { embedImage as embed } from '../plot/images.js';
 import { plot as plotLayouts } from '../plot/plot.js';
 import { wblock as writeBlock } from '../plot/wblock.js';
-import { findLayout } from '../render/renderer.js';
+import { findLayout } from '../render/layouts.js';
 import { renderPreview } from '../render/preview.js';
 import { defineOp } from './types.js';
 
@@ -86,16 +86,9 @@ export const embedImage = defineOp({
   http: [{ method: 'POST', path: '/images', status: 201, wrapper: true }],
   errors: ['file_not_found', 'invalid_image', 'unknown_layer'],
   handler: (ctx, input) => {
-    const tx = ctx.tx!;
-    const sink: ImageSink = {
-      doc: tx.doc,
-      addEntity: (e, block) => tx.addEntity(e, block),
-      addObject: (o) => tx.addObject(o),
-      touch: (rec) => tx.touch(rec),
-      custom: (label, redo, undo) => tx.custom(label, redo, undo),
-    };
     const ins = input.insert as [number, number] | [number, number, number];
-    const r = embed(sink, { path: input.path, insert: ins, width: input.width, height: input.height, rotation: input.rotation, layer: input.layer });
+    // the transaction is the sink: every record it adds or touches is part of this undo step
+    const r = embed(ctx.tx!, { path: input.path, insert: ins, width: input.width, height: input.height, rotation: input.rotation, layer: input.layer });
     return { handle: r.handle, image_def: r.image_def, pixels: r.pixels, size: r.size, path: resolve(input.path) };
   },
 });
