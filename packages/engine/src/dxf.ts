@@ -6,7 +6,7 @@ export type {
   Tag, Vec2, Vec3, DxfVersion, AttrKind, AttrValue, AttrDef, XDataGroup, AppDataGroup, DxfRecord, Entity,
   TableEntry, TableName, Table, Block, DxfObject, Diagnostic, DocumentApi,
 } from '@linework/dxf';
-export { DXF_VERSIONS, RELEASE_NAMES } from '@linework/dxf';
+export { DXF_VERSIONS, RELEASE_NAMES, flatten } from '@linework/dxf';
 import type { AttrDef, DocumentApi, Entity } from '@linework/dxf';
 
 // ---- functions of @linework/dxf ----------------------------------------------------------------

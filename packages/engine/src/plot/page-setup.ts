@@ -6,7 +6,7 @@
 // 70 flags (4 centred, 16 standard scale), 72 paper units, 73 rotation, 74 plot type, 75 standard scale.
 import type { DocumentApi, DxfRecord, Tag } from '../dxf.js';
 import { OpError } from '../protocol.js';
-import { findLayout } from '../render/renderer.js';
+import { findLayout, layoutObject } from '../render/layouts.js';
 
 export interface PaperSize {
   /** Friendly name: 'A4', 'ANSI B', or 'WxH' (mm) for custom sizes. */
@@ -202,10 +202,7 @@ export interface PageSetup {
 function layoutRecord(doc: DocumentApi, layoutName: string): { name: string; rec: DxfRecord; isModel: boolean } {
   const lay = findLayout(doc, layoutName);
   if (!lay) throw new OpError('unknown_layout', `no layout named ${layoutName}`, { layout: layoutName });
-  let rec = lay.handle ? doc.get(lay.handle) : undefined;
-  if (!rec || rec.type !== 'LAYOUT') {
-    rec = doc.objects.find((o) => o.type === 'LAYOUT' && String(o.attrs.name ?? '').toUpperCase() === lay.name.toUpperCase());
-  }
+  const rec = layoutObject(doc, lay);
   if (!rec) throw new OpError('invalid_request', `layout ${lay.name} has no LAYOUT object (DXF R12 drawings keep no page setups)`, { layout: lay.name });
   return { name: lay.name, rec, isModel: lay.block.name.toUpperCase() === '*MODEL_SPACE' };
 }

@@ -4,8 +4,8 @@
 // into paper space and clipped to their frames.
 import { existsSync } from 'node:fs';
 import { basename, extname, isAbsolute, join, resolve as resolvePath } from 'node:path';
-import * as dxfPkg from '@linework/dxf';
 import type { Block, DocumentApi, DxfRecord, Entity, TableEntry, Tag } from '../dxf.js';
+import { flatten } from '../dxf.js';
 import type { Rgb } from './colors.js';
 import { aciToRgb } from './colors.js';
 import type { Bounds, Clip, DisplayList, GradientFill, PolylinePrim, Prim } from './display-list.js';
@@ -21,6 +21,8 @@ import type { PatternBudget } from './hatch.js';
 import { dashArray, ltypePattern } from './linetype.js';
 import { attr, num, pt, rawValue, rawValues, rgbOf, str } from './records.js';
 import { decodeText, layoutMText, parseMText } from './text.js';
+import { findLayout, layoutObject } from './layouts.js';
+import { pageSetupOf } from '../plot/page-setup.js';
 
 export interface RenderOptions {
   /** Layout name ('Model' or a paper-space layout); default 'Model'. */
@@ -698,19 +700,13 @@ function boxOf(x1: number, y1: number, x2: number, y2: number): Bounds | null {
   return boundsValid(b) && b.maxX > b.minX && b.maxY > b.minY ? b : null;
 }
 
-/** The plot window or limits when the layout's page setup plots one of those (plot type 4 / 2). */
+/** The plot window or limits when the layout's page setup plots one of those. */
 function plotArea(doc: DocumentApi, layout: { name: string; handle: string }, isModel: boolean): Bounds | null {
-  let rec: DxfRecord | undefined = layout.handle ? doc.get(layout.handle) : undefined;
-  if (!rec || rec.type !== 'LAYOUT') rec = doc.objects.find((o) => o.type === 'LAYOUT' && String(o.attrs.name ?? '').toUpperCase() === layout.name.toUpperCase());
-  const tags = rec?.extra?.AcDbPlotSettings;
-  if (!rec || !tags) return null;
-  const code = (c: number): number => {
-    const t = tags.find((x) => x[0] === c);
-    return t ? Number(t[1]) : NaN;
-  };
-  const type = code(74);
-  if (type === 4) return boxOf(code(48), code(49), code(140), code(141));
-  if (type !== 2) return null;
+  const rec = layoutObject(doc, layout);
+  if (!rec) return null;
+  const setup = pageSetupOf(layout.name, rec);
+  if (setup.window) return boxOf(...setup.window);
+  if (setup.plotArea !== 'limits') return null;
   const a = (isModel ? doc.getHeader('$LIMMIN') : rec.attrs.limmin) as number[] | undefined;
   const b = (isModel ? doc.getHeader('$LIMMAX') : rec.attrs.limmax) as number[] | undefined;
   return Array.isArray(a) && Array.isArray(b) ? boxOf(a[0]!, a[1]!, b[0]!, b[1]!) : null;
@@ -1590,23 +1586,17 @@ function drawEntity(ctx: Ctx, e: Entity, m: Mat, parent: Inherit | null, fromVie
   }
 }
 
-type FlattenFn = (e: Entity, tolerance: number) => number[][][] | [number, number, number][][];
-
 function drawSpline(ctx: Ctx, e: Entity, p: Props, m: Mat): void {
-  const flatten = (dxfPkg as unknown as Record<string, unknown>).flatten as FlattenFn | undefined;
   const sc = scaleOf(m) || 1;
-  if (typeof flatten === 'function') {
-    try {
-      const polys = flatten(e, ctx.tol / sc) as number[][][];
-      for (const poly of polys) {
-        const pts: number[] = [];
-        for (const q of poly) pushPt(pts, m, q[0]!, q[1]!, q[2] ?? 0);
-        emitPolyline(ctx, p, m, pts, false);
-      }
-      return;
-    } catch {
-      // fall through to the local evaluator
+  try {
+    for (const poly of flatten(e, ctx.tol / sc)) {
+      const pts: number[] = [];
+      for (const q of poly) pushPt(pts, m, q[0]!, q[1]!, q[2] ?? 0);
+      emitPolyline(ctx, p, m, pts, false);
     }
+    return;
+  } catch {
+    // a spline the geometry module cannot evaluate: the local evaluator draws what it can
   }
   const ctrl = attr(e, 'control_points') as number[][] | undefined;
   const knots = (attr(e, 'knots') ?? attr(e, 'knot_values')) as number[] | undefined;
@@ -1622,14 +1612,6 @@ function drawSpline(ctx: Ctx, e: Entity, p: Props, m: Mat): void {
     return;
   }
   emitPolyline(ctx, p, m, pts, (num(e, 'flags', 0) & 1) !== 0 && false);
-}
-
-/** Finds a layout by name (case-insensitive); 'Model' / '*Model_Space' is model space. */
-export function findLayout(doc: DocumentApi, name: string | undefined): { name: string; block: Block; handle: string } | undefined {
-  const all = doc.layouts();
-  if (name === undefined || name === '') return all.find((l) => l.block.name.toUpperCase() === '*MODEL_SPACE') ?? all[0];
-  const up = name.toUpperCase();
-  return all.find((l) => l.name.toUpperCase() === up) ?? (up === 'MODEL' ? all.find((l) => l.block.name.toUpperCase() === '*MODEL_SPACE') : undefined);
 }
 
 /** Renders model space or a paper-space layout into a display list. */
