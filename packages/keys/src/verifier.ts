@@ -11,7 +11,7 @@ export type VerifyOutcome =
 const VERIFY_ATTEMPTS = 5;
 /** Bounds one statement's parameter list and one batch's latency under a flood. */
 const MAX_BATCH = 512;
-/** Keys whose permissions are remembered; beyond this the oldest are read again when next used. */
+/** Keys whose permissions are remembered; beyond this the guesses start over from fresh reads. */
 const MAX_REMEMBERED = 10_000;
 
 interface Pending {
@@ -157,8 +157,9 @@ export class VerificationBatcher {
   }
 
   private remember(hash: string, permissions: string[]): void {
-    this.permissionsOf.delete(hash);
-    if (this.permissionsOf.size >= MAX_REMEMBERED) this.permissionsOf.delete(this.permissionsOf.keys().next().value!);
+    // Forgetting every guess at once costs one extra read per key; evicting the oldest one at a
+    // time would walk the Map over every slot freed before it, on each new key once full.
+    if (this.permissionsOf.size >= MAX_REMEMBERED && !this.permissionsOf.has(hash)) this.permissionsOf.clear();
     this.permissionsOf.set(hash, permissions);
   }
 }
