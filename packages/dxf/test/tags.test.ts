@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { readTags } from '../src/tags/read-tags.js';
 import { codecFor, decodeUnicodeEscapes } from '../src/tags/encoding.js';
-import { parseNumber } from '../src/tags/parse-number.js';
+import { parseDecimalBytes, parseNumber } from '../src/tags/parse-number.js';
 import { FIXTURES, dxf } from './helpers.js';
 
 describe('ASCII tags', () => {
@@ -70,6 +70,14 @@ describe('ASCII tags', () => {
     expect(decodeUnicodeEscapes('a\\U+03B1\\U+03b2b')).toBe('aαβb');
     expect(readTags(Buffer.from('  1\nx\\U+00FCy\n')).tags).toEqual([[1, 'xüy']]);
     expect(readTags(Buffer.from('  1\nx\\U+00FCy\n'), { codepage: 'utf8' }).tags).toEqual([[1, 'x\\U+00FCy']]);
+  });
+
+  it('decodes escapes in values that repeat from record to record (layers, markers) every time', () => {
+    const text = '  0\nLINE\n  8\nL\\U+00FC1\n  0\nLINE\n  8\nL\\U+00FC1\n  0\nCIRCLE\n  8\nL\\U+00FC1\n';
+    const layers = readTags(Buffer.from(text)).tags.filter((t) => t[0] === 8).map((t) => t[1]);
+    expect(layers).toEqual(['Lü1', 'Lü1', 'Lü1']);
+    const kept = readTags(Buffer.from(text), { codepage: 'utf8' }).tags.filter((t) => t[0] === 8).map((t) => t[1]);
+    expect(kept).toEqual(['L\\U+00FC1', 'L\\U+00FC1', 'L\\U+00FC1']);
   });
 
   it('reads across chunk boundaries as in one piece', () => {
@@ -163,5 +171,14 @@ describe('number parsing', () => {
     }
     for (const s of samples) expect(Object.is(parseNumber(s), +s), s).toBe(true);
     expect(parseNumber('')).toBeNaN();
+    // the scanner's reading from bytes gives the same double, or NaN to say "parse the text"
+    const plain = /^-?(?=\.?\d)\d*\.?\d*$/;
+    const wrong = samples.filter((s) => {
+      const b = Buffer.from(`#${s}#`, 'latin1');
+      const v = parseDecimalBytes(b, 1, b.length - 1);
+      const short = s.replace(/[-.]/g, '').length <= 15;
+      return Number.isNaN(v) ? plain.test(s) && short : !Object.is(v, +s);
+    });
+    expect(wrong).toEqual([]);
   });
 });

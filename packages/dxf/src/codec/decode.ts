@@ -7,57 +7,54 @@ import type { CompiledDef, CompiledSub } from './compiled-def.js';
 import { findSub } from './compiled-def.js';
 import { subclassMarkersFor } from '../entities/index.js';
 import type { CodecContext } from '../types.js';
-import { parseNumber } from '../tags/parse-number.js';
+import type { TagRecord } from '../tags/record-sink.js';
 
-function num(v: string): number {
-  // Number('') is 0 and Number(' ') too: an empty value is not a number
-  return parseNumber(v);
-}
+// Numbers are read with `t.num`, which is `parseNumber`: unlike Number(), an empty value is NaN.
 
 /** Parses one declared attribute at tag `i`; returns the index of its last tag, or -1 if the value is unusable. */
-function readAttr(a: AttrDef, codes: Int32Array, values: string[], i: number, end: number, attrs: Record<string, unknown>): number {
-  const v = values[i]!;
+function readAttr(a: AttrDef, t: TagRecord, i: number, end: number, attrs: Record<string, unknown>): number {
   switch (a.kind) {
     case 'str':
-      attrs[a.name] = v;
+      attrs[a.name] = t.str(i);
       return i;
     case 'handle':
-      attrs[a.name] = v.trim().toUpperCase();
+      attrs[a.name] = t.str(i).trim().toUpperCase();
       return i;
     case 'float': {
-      const n = num(v);
+      const n = t.num(i);
       if (Number.isNaN(n)) return -1;
       attrs[a.name] = n;
       return i;
     }
     case 'int': {
-      const n = num(v);
+      const n = t.num(i);
       if (Number.isNaN(n)) return -1;
       // some writers (ProE) store integers as floats
       attrs[a.name] = Number.isInteger(n) ? n : Math.trunc(n);
       return i;
     }
     case 'bool': {
-      const n = num(v);
+      const n = t.num(i);
       if (Number.isNaN(n)) return -1;
       attrs[a.name] = n !== 0;
       return i;
     }
     default: {
       const code = a.code;
-      const x = num(v);
+      const codes = t.codes;
+      const x = t.num(i);
       if (Number.isNaN(x)) return -1;
       let y = 0;
       let z = 0;
       let j = i;
       let dims = 1;
       if (j + 1 < end && codes[j + 1] === code + 10) {
-        y = num(values[j + 1]!);
+        y = t.num(j + 1);
         if (Number.isNaN(y)) return -1;
         j++;
         dims = 2;
         if (j + 1 < end && codes[j + 1] === code + 20) {
-          z = num(values[j + 1]!);
+          z = t.num(j + 1);
           if (Number.isNaN(z)) return -1;
           j++;
           dims = 3;
@@ -79,27 +76,29 @@ function pushExtra(rec: DxfRecord, key: string, code: number, value: string): vo
 }
 
 /** Reads `102 {NAME ... 102 }` starting at `i`; returns the index of the closing tag. */
-function readAppData(codes: Int32Array, values: string[], i: number, end: number, rec: DxfRecord): number {
-  const group: AppDataGroup = { name: values[i]!.slice(1), tags: [] };
+function readAppData(t: TagRecord, i: number, end: number, rec: DxfRecord): number {
+  const codes = t.codes;
+  const group: AppDataGroup = { name: t.str(i).slice(1), tags: [] };
   let j = i + 1;
   for (; j < end; j++) {
-    if (codes[j] === 102 && values[j]!.trim() === '}') break;
-    group.tags.push([codes[j]!, values[j]!]);
+    if (codes[j] === 102 && t.str(j).trim() === '}') break;
+    group.tags.push([codes[j]!, t.str(j)]);
   }
   (rec.appData ??= []).push(group);
   return Math.min(j, end - 1);
 }
 
-function readXData(codes: Int32Array, values: string[], from: number, end: number, rec: DxfRecord): void {
+function readXData(t: TagRecord, from: number, end: number, rec: DxfRecord): void {
+  const codes = t.codes;
   const groups: XDataGroup[] = [];
   let cur: XDataGroup | undefined;
   for (let i = from; i < end; i++) {
     const c = codes[i]!;
     if (c === 1001) {
-      cur = { app: values[i]!, tags: [] };
+      cur = { app: t.str(i), tags: [] };
       groups.push(cur);
     } else if (cur) {
-      cur.tags.push([c, values[i]!]);
+      cur.tags.push([c, t.str(i)]);
     }
   }
   rec.xdata = groups;
@@ -132,13 +131,15 @@ function nextStamp(slots: number): void {
  * Decodes tags [0, n) (tag 0 is the type) into a record whose `kind` is its context ('entity',
  * 'tableEntry', 'object').
  */
-export function decodeRecord(cd: CompiledDef, codes: Int32Array, values: string[], n: number, ctx: CodecContext): DxfRecord {
+export function decodeRecord(cd: CompiledDef, t: TagRecord, ctx: CodecContext): DxfRecord {
   nextStamp(cd.slotCount);
+  const codes = t.codes;
+  const n = t.n;
   // the declaration's copy of the type name: one string for a million LINEs, not one each
-  const type = cd.type === values[0] ? cd.type : values[0]!;
+  const type = t.is(0, cd.type) ? cd.type : t.str(0);
   const rec = { kind: cd.context, type, handle: '', owner: '', attrs: {} } as DxfRecord;
   const xStart = xdataStart(codes, n);
-  if (cd.def === undefined) decodeRaw(cd, rec, codes, values, xStart);
+  if (cd.def === undefined) decodeRaw(cd, rec, t, xStart);
   else {
     let hasMarkers = false;
     for (let i = 1; i < xStart; i++) {
@@ -147,8 +148,8 @@ export function decodeRecord(cd: CompiledDef, codes: Int32Array, values: string[
         break;
       }
     }
-    if (hasMarkers) decodeBySubclass(cd, rec, codes, values, xStart, ctx);
-    else decodeFlat(cd, rec, codes, values, xStart, ctx);
+    if (hasMarkers) decodeBySubclass(cd, rec, t, xStart, ctx);
+    else decodeFlat(cd, rec, t, xStart, ctx);
     const attrs = rec.attrs;
     const required = cd.required;
     for (let r = 0; r < required.length; r++) {
@@ -160,7 +161,7 @@ export function decodeRecord(cd: CompiledDef, codes: Int32Array, values: string[
       }
     }
   }
-  if (xStart < n) readXData(codes, values, xStart, n, rec);
+  if (xStart < n) readXData(t, xStart, n, rec);
   return rec;
 }
 
@@ -174,20 +175,20 @@ function resetState(): void {
 }
 
 /** Takes the common part's structural tags; returns true when tag `i` was one (`state.i` is the last tag used). */
-function structural(cd: CompiledDef, rec: DxfRecord, codes: Int32Array, values: string[], i: number, end: number): boolean {
-  const c = codes[i]!;
+function structural(cd: CompiledDef, rec: DxfRecord, t: TagRecord, i: number, end: number): boolean {
+  const c = t.codes[i]!;
   if (c === cd.handleCode && !state.handle) {
-    rec.handle = normHandle(values[i]!);
+    rec.handle = normHandle(t.str(i));
     state.handle = true;
     return true;
   }
   if (c === 330 && !state.owner) {
-    rec.owner = normHandle(values[i]!);
+    rec.owner = normHandle(t.str(i));
     state.owner = true;
     return true;
   }
-  if (c === 102 && values[i]!.charCodeAt(0) === 123 /* { */) {
-    state.i = readAppData(codes, values, i, end, rec);
+  if (c === 102 && t.str(i).charCodeAt(0) === 123 /* { */) {
+    state.i = readAppData(t, i, end, rec);
     return true;
   }
   return false;
@@ -202,7 +203,8 @@ function normHandle(v: string): string {
   return v;
 }
 
-function decodeRaw(cd: CompiledDef, rec: DxfRecord, codes: Int32Array, values: string[], end: number): void {
+function decodeRaw(cd: CompiledDef, rec: DxfRecord, t: TagRecord, end: number): void {
+  const codes = t.codes;
   const tags: Tag[] = [];
   resetState();
   let common = true;
@@ -213,17 +215,17 @@ function decodeRaw(cd: CompiledDef, rec: DxfRecord, codes: Int32Array, values: s
     const c = codes[i]!;
     if (common) {
       if (c === 100) common = false;
-      else if (structural(cd, rec, codes, values, i, end)) {
+      else if (structural(cd, rec, t, i, end)) {
         if (state.i > i) i = state.i;
         continue;
       }
     }
-    if (c === 100) inEntitySub = entitySub !== undefined && values[i] === entitySub.marker;
+    if (c === 100) inEntitySub = entitySub !== undefined && t.str(i) === entitySub.marker;
     else if (entitySub && (inEntitySub || common)) {
       const a = entitySub.byCode.get(c);
-      if (a && !(a.name in rec.attrs)) readAttr(a, codes, values, i, end, rec.attrs);
+      if (a && !(a.name in rec.attrs)) readAttr(a, t, i, end, rec.attrs);
     }
-    tags.push([c, values[i]!]);
+    tags.push([c, t.str(i)]);
   }
   rec.extra = { '': tags };
 }
@@ -232,7 +234,8 @@ function runCodec(sub: CompiledSub, tags: Tag[], rec: DxfRecord, ctx: CodecConte
   return sub.codec!.read(tags, rec, ctx);
 }
 
-function decodeBySubclass(cd: CompiledDef, rec: DxfRecord, codes: Int32Array, values: string[], end: number, ctx: CodecContext): void {
+function decodeBySubclass(cd: CompiledDef, rec: DxfRecord, t: TagRecord, end: number, ctx: CodecContext): void {
+  const codes = t.codes;
   resetState();
   let subIdx = -1;
   let sub: CompiledSub | undefined;
@@ -245,7 +248,7 @@ function decodeBySubclass(cd: CompiledDef, rec: DxfRecord, codes: Int32Array, va
   for (let i = 1; i < end; i++) {
     const c = codes[i]!;
     if (c === 100) {
-      key = values[i]!;
+      key = t.str(i);
       if (markers) markers.push(key);
       else if (seen >= declared.length || declared[seen] !== key) {
         markers = declared.slice(0, seen);
@@ -263,7 +266,7 @@ function decodeBySubclass(cd: CompiledDef, rec: DxfRecord, codes: Int32Array, va
         let j = i + 1;
         while (j < end && codes[j] !== 100) j++;
         const tags: Tag[] = [];
-        for (let k = i + 1; k < j; k++) tags.push([codes[k]!, values[k]!]);
+        for (let k = i + 1; k < j; k++) tags.push([codes[k]!, t.str(k)]);
         codecRan = true;
         const rest = runCodec(sub, tags, rec, ctx);
         if (rest.length > 0) {
@@ -275,11 +278,11 @@ function decodeBySubclass(cd: CompiledDef, rec: DxfRecord, codes: Int32Array, va
       continue;
     }
     if (seen === 0) {
-      if (structural(cd, rec, codes, values, i, end)) {
+      if (structural(cd, rec, t, i, end)) {
         if (state.i > i) i = state.i;
         continue;
       }
-      pushExtra(rec, '', c, values[i]!);
+      pushExtra(rec, '', c, t.str(i));
       continue;
     }
     if (sub) {
@@ -292,7 +295,7 @@ function decodeBySubclass(cd: CompiledDef, rec: DxfRecord, codes: Int32Array, va
       }
       // attributes newer than the file's version stay extra tags, so they are written back
       if (a && attrSeen[slot] !== stamp && !(codecRan && a.name in attrs) && (a.minVersion === undefined || a.minVersion <= ctx.version)) {
-        const last = readAttr(a, codes, values, i, end, attrs);
+        const last = readAttr(a, t, i, end, attrs);
         if (last >= 0) {
           attrSeen[slot] = stamp;
           i = last;
@@ -300,7 +303,7 @@ function decodeBySubclass(cd: CompiledDef, rec: DxfRecord, codes: Int32Array, va
         }
       }
     }
-    pushExtra(rec, key, c, values[i]!);
+    pushExtra(rec, key, c, t.str(i));
   }
   if (!markers && seen !== declared.length) markers = declared.slice(0, seen);
   // R12 records keep theirs always: R12 writes markers only for records read with them
@@ -321,12 +324,13 @@ function chosenMarkers(markers: string[], rec: DxfRecord): boolean {
   return true;
 }
 
-function decodeFlat(cd: CompiledDef, rec: DxfRecord, codes: Int32Array, values: string[], end: number, ctx: CodecContext): void {
+function decodeFlat(cd: CompiledDef, rec: DxfRecord, t: TagRecord, end: number, ctx: CodecContext): void {
+  const codes = t.codes;
   resetState();
   const attrs = rec.attrs;
   const leftover: Tag[] = [];
   for (let i = 1; i < end; i++) {
-    if (structural(cd, rec, codes, values, i, end)) {
+    if (structural(cd, rec, t, i, end)) {
       if (state.i > i) i = state.i;
       continue;
     }
@@ -336,7 +340,7 @@ function decodeFlat(cd: CompiledDef, rec: DxfRecord, codes: Int32Array, values: 
     if (candidates) {
       for (const a of candidates) {
         if (a.name in attrs || (a.minVersion !== undefined && a.minVersion > ctx.version)) continue;
-        const last = readAttr(a, codes, values, i, end, attrs);
+        const last = readAttr(a, t, i, end, attrs);
         if (last >= 0) {
           i = last;
           taken = true;
@@ -344,7 +348,7 @@ function decodeFlat(cd: CompiledDef, rec: DxfRecord, codes: Int32Array, values: 
         break;
       }
     }
-    if (!taken) leftover.push([c, values[i]!]);
+    if (!taken) leftover.push([c, t.str(i)]);
   }
   let rest = leftover;
   for (const sub of cd.codecSubs) rest = runCodec(sub, rest, rec, ctx);

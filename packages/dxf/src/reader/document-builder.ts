@@ -13,6 +13,7 @@ import {
   isModelSpaceName,
 } from '../document.js';
 import { codecFor, decodeUnicodeEscapes, isKnownCodepage, isUnicodeVersion } from '../tags/encoding.js';
+import type { TagRecord } from '../tags/record-sink.js';
 import type { TagScanner } from '../tags/source.js';
 import { DXF_VERSIONS, type CodecContext, type DxfRecord, type DxfVersion, type Entity, type Tag } from '../types.js';
 
@@ -86,13 +87,14 @@ export class DocumentBuilder {
 
   // ---- the record stream ------------------------------------------------------------------------
 
-  record(codes: Int32Array, values: string[], n: number, line: number): void {
-    if (codes[0] !== 0) {
-      this.diagnostic({ level: 'warning', code: 'stray-tags', message: `${n} tags before the first record ignored`, line });
+  record(r: TagRecord): void {
+    const line = r.line;
+    if (r.codes[0] !== 0) {
+      this.diagnostic({ level: 'warning', code: 'stray-tags', message: `${r.n} tags before the first record ignored`, line });
       return;
     }
-    const type = values[0]!;
-    if (type === 'SECTION') return this.openSection(codes, values, n, line);
+    const type = r.str(0);
+    if (type === 'SECTION') return this.openSection(r);
     if (type === 'ENDSEC') return this.closeSection(line);
     if (type === 'EOF') {
       if (this.section) this.closeSection(line);
@@ -101,19 +103,19 @@ export class DocumentBuilder {
     }
     switch (this.section) {
       case 'ENTITIES':
-        return this.onEntity(this.entity(codes, values, n, line), line, this.distribute);
+        return this.onEntity(this.entity(r), line, this.distribute);
       case 'BLOCKS':
-        return this.onBlockRecord(codes, values, n, line);
+        return this.onBlockRecord(r);
       case 'TABLES':
-        return this.onTableRecord(codes, values, n, line);
+        return this.onTableRecord(r);
       case 'OBJECTS':
-        return this.onObject(codes, values, n, line);
+        return this.onObject(r);
       case 'CLASSES':
         if (type !== 'CLASS') this.diagnostic({ level: 'warning', code: 'unexpected-record', message: `${type} in CLASSES kept as a class`, line });
-        this.doc.classes.push({ tags: tagsOf(codes, values, 1, n) });
+        this.doc.classes.push({ tags: tagsOf(r, 1) });
         return;
       case 'RAW':
-        this.raw!.tags.push(...tagsOf(codes, values, 0, n));
+        this.raw!.tags.push(...tagsOf(r, 0));
         return;
       case 'HEADER':
         this.diagnostic({ level: 'warning', code: 'unexpected-record', message: `${type} inside HEADER ignored`, line });
@@ -123,15 +125,16 @@ export class DocumentBuilder {
     }
   }
 
-  private openSection(codes: Int32Array, values: string[], n: number, line: number): void {
+  private openSection(r: TagRecord): void {
+    const { codes, n, line } = r;
     if (this.section) {
       this.diagnostic({ level: 'warning', code: 'missing-endsec', message: `section ${this.sectionName} has no ENDSEC`, line });
       this.closeSection(line);
     }
-    const name = codes[1] === 2 ? values[1]!.trim().toUpperCase() : '';
+    const name = n > 1 && codes[1] === 2 ? r.str(1).trim().toUpperCase() : '';
     this.sectionName = name;
     if (name === 'HEADER') {
-      this.readHeader(codes, values, n);
+      this.readHeader(r);
       this.section = 'HEADER';
       return;
     }
@@ -149,7 +152,7 @@ export class DocumentBuilder {
         break;
       default:
         this.section = 'RAW';
-        this.raw = { name: name || values[1] || '', tags: tagsOf(codes, values, 2, n), after: this.lastSection };
+        this.raw = { name: name || (n > 1 ? r.str(1) : ''), tags: tagsOf(r, 2), after: this.lastSection };
     }
     if (n > 2 && this.section !== 'RAW') {
       this.diagnostic({ level: 'warning', code: 'stray-tags', message: `${n - 2} tags after SECTION ${name} ignored`, line });
@@ -186,16 +189,17 @@ export class DocumentBuilder {
 
   // ---- header and decoding ----------------------------------------------------------------------
 
-  private readHeader(codes: Int32Array, values: string[], n: number): void {
+  private readHeader(r: TagRecord): void {
+    const { codes, n } = r;
     const header = this.doc.header;
     let name: string | null = null;
     let tags: Tag[] = [];
     for (let i = 2; i < n; i++) {
       if (codes[i] === 9) {
         if (name !== null) header.set(name, tags);
-        name = values[i]!.trim();
+        name = r.str(i).trim();
         tags = [];
-      } else if (name !== null) tags.push([codes[i]!, values[i]!]);
+      } else if (name !== null) tags.push([codes[i]!, r.str(i)]);
     }
     if (name !== null) header.set(name, tags);
     this.applyVersion();
@@ -278,8 +282,8 @@ export class DocumentBuilder {
     }
   }
 
-  private entity(codes: Int32Array, values: string[], n: number, line: number): Entity {
-    const rec = decodeRecord(compiledDef(values[0]!, 'entity'), codes, values, n, this.ctx) as Entity;
+  private entity(r: TagRecord): Entity {
+    const rec = decodeRecord(compiledDef(r.str(0), 'entity'), r, this.ctx) as Entity;
     const layer = rec.attrs.layer;
     if (typeof layer === 'string') {
       // most entities share the previous one's layer and owner: one compare instead of a lookup
@@ -294,7 +298,7 @@ export class DocumentBuilder {
     if (rec.type === 'MTEXT' && this.doc.version < 'AC1021' && typeof rec.attrs.text === 'string' && rec.attrs.text.includes('\\U+')) {
       rec.attrs.text = decodeUnicodeEscapes(rec.attrs.text);
     }
-    this.register(rec, line);
+    this.register(rec, r.line);
     return rec;
   }
 
@@ -359,9 +363,10 @@ export class DocumentBuilder {
     else this.pendingModel.push(e);
   }
 
-  private onBlockRecord(codes: Int32Array, values: string[], n: number, line: number): void {
-    const type = values[0]!;
-    const e = this.entity(codes, values, n, line);
+  private onBlockRecord(r: TagRecord): void {
+    const line = r.line;
+    const type = r.str(0);
+    const e = this.entity(r);
     if (type === 'BLOCK') {
       this.closeParent();
       if (this.block) {
@@ -406,10 +411,11 @@ export class DocumentBuilder {
     this.doc.blocks.set(name, { name, block: begin, endblk: end, entities: open.entities });
   }
 
-  private onTableRecord(codes: Int32Array, values: string[], n: number, line: number): void {
-    const type = values[0]!;
+  private onTableRecord(r: TagRecord): void {
+    const line = r.line;
+    const type = r.str(0);
     if (type === 'TABLE') {
-      const head = decodeRecord(compiledDef('TABLE', 'object'), codes, values, n, this.ctx);
+      const head = decodeRecord(compiledDef('TABLE', 'object'), r, this.ctx);
       delete (head as { kind?: string }).kind;
       const tags = head.extra?.[''] ?? [];
       const at = tags.findIndex((t) => t[0] === 2);
@@ -438,7 +444,7 @@ export class DocumentBuilder {
       this.table = null;
       return;
     }
-    const entry = decodeRecord(compiledDef(type, 'tableEntry'), codes, values, n, this.ctx) as TableEntry;
+    const entry = decodeRecord(compiledDef(type, 'tableEntry'), r, this.ctx) as TableEntry;
     this.register(entry, line);
     let table = this.table;
     if (!table) {
@@ -453,9 +459,9 @@ export class DocumentBuilder {
     table.entries.push(entry);
   }
 
-  private onObject(codes: Int32Array, values: string[], n: number, line: number): void {
-    const obj = decodeRecord(compiledDef(values[0]!, 'object'), codes, values, n, this.ctx) as DxfObject;
-    this.register(obj, line);
+  private onObject(r: TagRecord): void {
+    const obj = decodeRecord(compiledDef(r.str(0), 'object'), r, this.ctx) as DxfObject;
+    this.register(obj, r.line);
     this.doc.objects.push(obj);
   }
 
@@ -530,9 +536,9 @@ export class DocumentBuilder {
   }
 }
 
-function tagsOf(codes: Int32Array, values: string[], from: number, n: number): Tag[] {
+function tagsOf(r: TagRecord, from: number): Tag[] {
   const tags: Tag[] = [];
-  for (let i = from; i < n; i++) tags.push([codes[i]!, values[i]!]);
+  for (let i = from; i < r.n; i++) tags.push([r.codes[i]!, r.str(i)]);
   return tags;
 }
 

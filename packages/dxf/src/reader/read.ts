@@ -2,6 +2,7 @@
 import '../defs/index.js';
 import '../entities/index.js';
 import { DxfError } from '../errors.js';
+import type { TagRecord } from '../tags/record-sink.js';
 import { pumpBuffer, pumpInput, type DxfInput } from '../tags/source.js';
 import type { DxfDocument } from '../document.js';
 import { DocumentBuilder, type ReadOptions } from './document-builder.js';
@@ -20,9 +21,9 @@ function emptyCheck(doc: DxfDocument, sawRecords: boolean): DxfDocument {
 /** A builder that also notes whether the input had any record at all. */
 class CountingBuilder extends DocumentBuilder {
   sawRecords = false;
-  override record(codes: Int32Array, values: string[], n: number, line: number): void {
+  override record(r: TagRecord): void {
     this.sawRecords = true;
-    super.record(codes, values, n, line);
+    super.record(r);
   }
 }
 

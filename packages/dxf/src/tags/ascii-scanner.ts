@@ -1,8 +1,8 @@
 // Reads ASCII DXF from byte chunks, line by line, without ever holding more than a chunk (plus one
-// unfinished line) as a string. Each chunk is turned into one latin1 string so that values are
-// cheap `slice`s of it; values with bytes above 0x7F are decoded from the bytes with the file's
-// code page. Only LF ends a line (a CR before it is dropped), so 0x85 and lone CRs inside values
-// stay what they are.
+// unfinished line). Plain-ASCII values stay bytes of the chunk until the reader asks for them (as
+// a number, mostly: no string is made then); values with bytes above 0x7F are decoded at once with
+// the file's code page. Only LF ends a line (a CR before it is dropped), so 0x85 and lone CRs
+// inside values stay what they are.
 import { isAscii } from 'node:buffer';
 import { DxfError } from '../errors.js';
 import type { Diagnostic } from '../document-api.js';
@@ -137,10 +137,11 @@ export class AsciiTagScanner implements DecodingControl {
   }
 
   /** Scans complete lines of `b` from `pos`; returns where the first unfinished line starts. */
-  private scan(b: Uint8Array, pos: number, final: boolean): number {
-    const s = toBuffer(b).toString('latin1');
+  private scan(chunk: Uint8Array, pos: number, final: boolean): number {
+    const b = toBuffer(chunk);
     const len = b.length;
     const buf = this.buf;
+    buf.bytes = b;
     // most chunks are plain ASCII: then the line search need not collect the bytes' high bits
     const ascii = isAscii(b);
     // the line state lives in locals while scanning (this loop runs twice per tag) and goes back
@@ -184,15 +185,23 @@ export class AsciiTagScanner implements DecodingControl {
         }
       } else {
         pending = false;
-        let v: string;
-        if (high & 0x80) v = this.decoder ? this.decoder(b, pos, end) : s.slice(pos, end);
-        else v = s.slice(pos, end);
+        // a value with bytes above 0x7F is decoded now, with the decoder of now
+        let v: string | null = null;
+        if (high & 0x80) v = this.decoder ? this.decoder(b, pos, end) : b.toString('latin1', pos, end);
         if (pendingCode === 0) {
-          v = v.trim();
           buf.flush(this.sink);
           buf.line = pendingLine;
-          buf.push(0, v);
-          if (v === 'EOF') {
+          buf.escapes = this.escapes;
+          if (v !== null) buf.push(0, v.trim());
+          else {
+            // the type name is trimmed as `trim` would: ASCII blanks and controls 9..13
+            let ts = pos;
+            let te = end;
+            while (ts < te && (b[ts] === 32 || (b[ts]! >= 9 && b[ts]! <= 13))) ts++;
+            while (te > ts && (b[te - 1] === 32 || (b[te - 1]! >= 9 && b[te - 1]! <= 13))) te--;
+            buf.pushBytes(0, ts, te);
+          }
+          if (buf.is(0, 'EOF')) {
             buf.flush(this.sink);
             this.done = true;
             this.line = line;
@@ -200,9 +209,15 @@ export class AsciiTagScanner implements DecodingControl {
             return len;
           }
         } else if (pendingCode !== 999) {
-          if (this.escapes && v.length > 6 && v.indexOf('\\U+') !== -1) v = decodeUnicodeEscapes(v);
-          if (buf.n === 0) buf.line = pendingLine;
-          buf.push(pendingCode, v);
+          if (buf.n === 0) {
+            buf.line = pendingLine;
+            buf.escapes = this.escapes;
+          }
+          if (v === null) buf.pushBytes(pendingCode, pos, end);
+          else {
+            if (this.escapes && v.length > 6 && v.indexOf('\\U+') !== -1) v = decodeUnicodeEscapes(v);
+            buf.push(pendingCode, v);
+          }
         }
       }
       pos = e + 1;
@@ -211,6 +226,8 @@ export class AsciiTagScanner implements DecodingControl {
     this.havePending = pending;
     this.pendingCode = pendingCode;
     this.pendingLine = pendingLine;
+    // the record under way keeps its values, not this chunk
+    buf.detach();
     return pos < len ? pos : len;
   }
 

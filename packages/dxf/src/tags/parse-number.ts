@@ -32,3 +32,33 @@ export function parseNumber(s: string): number {
   const v = decimals === 0 ? m : m / POW10[decimals]!;
   return neg ? -v : v;
 }
+
+/**
+ * `parseNumber` of the ASCII bytes [start, end) when they are a plain decimal (optional '-',
+ * digits, one optional '.', at most 15 digits); NaN otherwise, for the caller to parse the text.
+ * Reading numbers from the bytes spares the reader a string per coordinate.
+ */
+export function parseDecimalBytes(b: Uint8Array, start: number, end: number): number {
+  let i = start;
+  let neg = false;
+  if (i < end && b[i] === 45) {
+    neg = true;
+    i++;
+  }
+  let m = 0;
+  let digits = 0;
+  let decimals = 0;
+  let dot = false;
+  for (; i < end; i++) {
+    const c = b[i]!;
+    if (c >= 48 && c <= 57) {
+      m = m * 10 + (c - 48);
+      digits++;
+      if (dot) decimals++;
+    } else if (c === 46 && !dot) dot = true;
+    else return NaN;
+  }
+  if (digits === 0 || digits > 15) return NaN;
+  const v = decimals === 0 ? m : m / POW10[decimals]!;
+  return neg ? -v : v;
+}

@@ -22,8 +22,8 @@ export function readTags(bytes: Uint8Array, opts: ReadTagsOptions = {}): { tags:
     attach(s) {
       s.setDecoder(codec.decode, opts.unicodeEscapes ?? !utf8);
     },
-    record(codes, values, n) {
-      for (let i = 0; i < n; i++) tags.push([codes[i]!, values[i]!]);
+    record(r) {
+      for (let i = 0; i < r.n; i++) tags.push([r.codes[i]!, r.str(i)]);
     },
   };
   pumpBuffer(bytes, sink, (d) => diagnostics.push(d));
