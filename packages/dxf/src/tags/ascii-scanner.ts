@@ -151,6 +151,31 @@ export class AsciiTagScanner implements DecodingControl {
     let pendingCode = this.pendingCode;
     let pendingLine = this.pendingLine;
     while (pos < len) {
+      if (!pending && this.blankCodeLine === 0) {
+        // the usual group code line, `  10` or `330` with LF or CRLF, read in one pass; anything
+        // else (tabs, trailing blanks, junk, the chunk's end) takes the general path below
+        let i = pos;
+        while (i < len && b[i] === 32) i++;
+        const first = i;
+        let code = 0;
+        let c = -1;
+        while (i < len) {
+          c = b[i]!;
+          if (c < 48 || c > 57) break;
+          code = code * 10 + (c - 48);
+          i++;
+        }
+        const digits = i - first;
+        if (c === 13 && i + 1 < len) c = b[++i]!;
+        if (c === 10 && i < len && digits > 0 && digits <= 9) {
+          line++;
+          pending = true;
+          pendingCode = code;
+          pendingLine = line;
+          pos = i + 1;
+          continue;
+        }
+      }
       let e = pos;
       let high = 0;
       if (ascii) {
