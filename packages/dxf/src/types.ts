@@ -69,7 +69,22 @@ export interface SubclassDef {
 
 export interface SubclassCodec {
   read(tags: Tag[], rec: DxfRecord, ctx: CodecContext): Tag[];
+  /**
+   * `read` on tags given by index, as the reader holds them: when a codec has it, the reader
+   * calls it instead of `read`, sparing a pair and a value string per tag (polyline vertices).
+   */
+  readFrom?(tags: TagSource, rec: DxfRecord, ctx: CodecContext): Tag[];
   write(rec: DxfRecord, out: TagSink, ctx: CodecContext): void;
+}
+
+/** Tags `[0, length)` read by index. */
+export interface TagSource {
+  readonly length: number;
+  code(i: number): number;
+  /** The value as read (the `Tag`'s string). */
+  str(i: number): string;
+  /** The value as a number, as `+value` reads it except that an empty value is NaN. */
+  num(i: number): number;
 }
 
 export interface CodecContext {

@@ -43,6 +43,19 @@ describe('LWPOLYLINE codec', () => {
     expect(r.attrs.vertex_ids).toEqual([7, 8]);
     expect(r.attrs.vertex_tags).toEqual([1, 3]);
   });
+  it('keeps a layout and ids that start at a later vertex, read from a file as from tags', () => {
+    const body = T(90, 3, 70, 0, 10, 0, 20, 0, 10, 5, 20, 5, 91, 8, 40, 0, 41, 0, 10, 6, 20, 6, 42, 0.5, 1071, 5);
+    const r = rec('LWPOLYLINE');
+    const rest = codecOf('LWPOLYLINE', 'AcDbPolyline').read(body, r, R2018);
+    expect(rest).toEqual(T(1071, 5));
+    expect(r.attrs.points).toEqual([[0, 0, 0, 0, 0], [5, 5, 0, 0, 0], [6, 6, 0, 0, 0.5]]);
+    expect(r.attrs.vertex_ids).toEqual([0, 8, 0]);
+    expect(r.attrs.vertex_tags).toEqual([0, 1, 2]);
+    const doc = readDxfSync(minimalDxf([[0, 'LWPOLYLINE'], [5, 'A0'], [100, 'AcDbEntity'], [8, '0'], [100, 'AcDbPolyline'], ...body], 'AC1032'));
+    const e = doc.modelSpace().entities[0]!;
+    expect(e.attrs).toEqual({ layer: '0', ...r.attrs });
+    expect(e.extra).toEqual({ AcDbPolyline: T(1071, 5) });
+  });
   it('derives the count from points and keeps unknown tags', () => {
     const c = codecOf('LWPOLYLINE', 'AcDbPolyline');
     const r = rec('LWPOLYLINE');

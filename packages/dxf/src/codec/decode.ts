@@ -2,7 +2,7 @@
 // (5/105 handle, the first 330 owner and `102 {...}` groups of the common part, 1001 xdata to the
 // end); declared attributes are parsed subclass by subclass; everything else stays in `extra`.
 // Undeclared types keep their whole tag list in `extra['']` so they are written back as read.
-import type { AppDataGroup, AttrDef, DxfRecord, Tag, XDataGroup } from '../types.js';
+import type { AppDataGroup, AttrDef, DxfRecord, Tag, TagSource, XDataGroup } from '../types.js';
 import type { CompiledDef, CompiledSub } from './compiled-def.js';
 import { findSub } from './compiled-def.js';
 import { subclassMarkersFor } from '../entities/index.js';
@@ -234,6 +234,33 @@ function runCodec(sub: CompiledSub, tags: Tag[], rec: DxfRecord, ctx: CodecConte
   return sub.codec!.read(tags, rec, ctx);
 }
 
+/** Tags [from, from + length) of the record being decoded, for a codec's `readFrom`. */
+class RecordRange implements TagSource {
+  constructor(
+    private readonly t: TagRecord,
+    private readonly from: number,
+    readonly length: number,
+  ) {}
+  code(i: number): number {
+    return this.t.codes[this.from + i]!;
+  }
+  str(i: number): string {
+    return this.t.str(this.from + i);
+  }
+  num(i: number): number {
+    return this.t.num(this.from + i);
+  }
+}
+
+/** Runs the codec of `sub` on tags [from, to); returns the tags it left. */
+function runCodecOn(sub: CompiledSub, t: TagRecord, from: number, to: number, rec: DxfRecord, ctx: CodecContext): Tag[] {
+  const codec = sub.codec!;
+  if (codec.readFrom) return codec.readFrom(new RecordRange(t, from, to - from), rec, ctx);
+  const tags: Tag[] = [];
+  for (let k = from; k < to; k++) tags.push([t.codes[k]!, t.str(k)]);
+  return codec.read(tags, rec, ctx);
+}
+
 function decodeBySubclass(cd: CompiledDef, rec: DxfRecord, t: TagRecord, end: number, ctx: CodecContext): void {
   const codes = t.codes;
   resetState();
@@ -248,11 +275,15 @@ function decodeBySubclass(cd: CompiledDef, rec: DxfRecord, t: TagRecord, end: nu
   for (let i = 1; i < end; i++) {
     const c = codes[i]!;
     if (c === 100) {
-      key = t.str(i);
-      if (markers) markers.push(key);
-      else if (seen >= declared.length || declared[seen] !== key) {
-        markers = declared.slice(0, seen);
-        markers.push(key);
+      // the declared marker, when it is the one read: later compares are then of one string
+      if (!markers && seen < declared.length && t.is(i, declared[seen]!)) key = declared[seen]!;
+      else {
+        key = t.str(i);
+        if (markers) markers.push(key);
+        else {
+          markers = declared.slice(0, seen);
+          markers.push(key);
+        }
       }
       seen++;
       const found = findSub(cd, key, subIdx);
@@ -265,10 +296,8 @@ function decodeBySubclass(cd: CompiledDef, rec: DxfRecord, t: TagRecord, end: nu
       if (sub?.codec) {
         let j = i + 1;
         while (j < end && codes[j] !== 100) j++;
-        const tags: Tag[] = [];
-        for (let k = i + 1; k < j; k++) tags.push([codes[k]!, t.str(k)]);
         codecRan = true;
-        const rest = runCodec(sub, tags, rec, ctx);
+        const rest = runCodecOn(sub, t, i + 1, j, rec, ctx);
         if (rest.length > 0) {
           const extra = (rec.extra ??= {});
           extra[key] = (extra[key] ?? []).concat(rest);
@@ -305,21 +334,24 @@ function decodeBySubclass(cd: CompiledDef, rec: DxfRecord, t: TagRecord, end: nu
     }
     pushExtra(rec, key, c, t.str(i));
   }
-  if (!markers && seen !== declared.length) markers = declared.slice(0, seen);
   // R12 records keep theirs always: R12 writes markers only for records read with them
   if (ctx.version <= 'AC1009') rec.markers = markers ?? declared.slice(0, seen);
-  else if (markers && !(cd.context === 'entity' && chosenMarkers(markers, rec))) rec.markers = markers;
+  else if (markers) {
+    if (!(cd.context === 'entity' && chosenMarkers(markers, markers.length, rec))) rec.markers = markers;
+  } else if (seen !== declared.length && !(cd.context === 'entity' && chosenMarkers(declared, seen, rec))) {
+    rec.markers = declared.slice(0, seen);
+  }
 }
 
 /**
- * Whether markers are those the writer picks for the record anyway (INSERT, POLYLINE, VERTEX and
- * DIMENSION declare alternatives, so theirs never equal the declared list): then the record needs
- * no list of its own, which for a million VERTEXes is a million arrays.
+ * Whether markers `[0, count)` are those the writer picks for the record anyway (INSERT, POLYLINE,
+ * VERTEX and DIMENSION declare alternatives, so theirs never equal the declared list): then the
+ * record needs no list of its own, which for a million VERTEXes is a million arrays.
  */
-function chosenMarkers(markers: string[], rec: DxfRecord): boolean {
-  if (markers[0] !== 'AcDbEntity') return false;
+function chosenMarkers(markers: readonly string[], count: number, rec: DxfRecord): boolean {
+  if (count === 0 || markers[0] !== 'AcDbEntity') return false;
   const chosen = subclassMarkersFor(rec);
-  if (chosen.length !== markers.length - 1) return false;
+  if (chosen.length !== count - 1) return false;
   for (let i = 0; i < chosen.length; i++) if (chosen[i] !== markers[i + 1]) return false;
   return true;
 }

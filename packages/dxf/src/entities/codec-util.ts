@@ -4,7 +4,7 @@
 // exist so that codecs for subclasses with repeated groups handle their plain attributes the same way.
 import { DXF_VERSIONS } from '../types.js';
 import { parseNumber } from '../tags/parse-number.js';
-import type { AttrDef, AttrValue, CodecContext, DxfRecord, DxfVersion, SubclassCodec, Tag, TagSink, Vec3 } from '../types.js';
+import type { AttrDef, AttrValue, CodecContext, DxfRecord, DxfVersion, SubclassCodec, Tag, TagSink, TagSource, Vec3 } from '../types.js';
 
 const VERSION_INDEX = new Map<string, number>(DXF_VERSIONS.map((v, i) => [v, i]));
 
@@ -18,6 +18,33 @@ export function versionAtLeast(version: DxfVersion | string, min: DxfVersion | u
 export function num(value: string): number {
   const n = parseNumber(value);
   return Number.isNaN(n) ? 0 : n;
+}
+
+/** `num` of tag `i`'s value. */
+export function numAt(tags: TagSource, i: number): number {
+  const n = tags.num(i);
+  return Number.isNaN(n) ? 0 : n;
+}
+
+class TagListSource implements TagSource {
+  constructor(private readonly tags: Tag[]) {}
+  get length(): number {
+    return this.tags.length;
+  }
+  code(i: number): number {
+    return this.tags[i]![0];
+  }
+  str(i: number): string {
+    return this.tags[i]![1];
+  }
+  num(i: number): number {
+    return parseNumber(this.tags[i]![1]);
+  }
+}
+
+/** A tag list read by index, for code shared by `read` and `readFrom`. */
+export function tagSource(tags: Tag[]): TagSource {
+  return new TagListSource(tags);
 }
 
 export function isPointKind(def: AttrDef): boolean {
@@ -44,15 +71,20 @@ export function scalar(def: AttrDef, value: string): AttrValue {
  * follow. Returns the point and the index after it. `dims` 2 ignores a z, 3 fills a missing z with 0.
  */
 export function readPoint(tags: Tag[], i: number, code: number, dims: 2 | 3): [number[], number] {
-  const x = num(tags[i]![1]);
+  return readPointFrom(tagSource(tags), i, code, dims);
+}
+
+/** `readPoint` on a `TagSource`. */
+export function readPointFrom(tags: TagSource, i: number, code: number, dims: 2 | 3): [number[], number] {
+  const x = numAt(tags, i);
   let y = 0;
   let z = 0;
   let j = i + 1;
-  if (j < tags.length && tags[j]![0] === code + 10) {
-    y = num(tags[j]![1]);
+  if (j < tags.length && tags.code(j) === code + 10) {
+    y = numAt(tags, j);
     j++;
-    if (j < tags.length && tags[j]![0] === code + 20) {
-      z = num(tags[j]![1]);
+    if (j < tags.length && tags.code(j) === code + 20) {
+      z = numAt(tags, j);
       j++;
     }
   }
@@ -112,18 +144,36 @@ export function byName(attrs: AttrDef[]): Map<string, AttrDef> {
 export function readDeclared(
   tags: Tag[], i: number, rec: DxfRecord, byCode: Map<number, AttrDef[]>, seen: Set<string>, ctx: CodecContext,
 ): number {
-  const [code, value] = tags[i]!;
+  return readDeclaredFrom(tagSource(tags), i, rec, byCode, seen, ctx);
+}
+
+/** `readDeclared` on a `TagSource`. */
+export function readDeclaredFrom(
+  tags: TagSource, i: number, rec: DxfRecord, byCode: Map<number, AttrDef[]>, seen: Set<string>, ctx: CodecContext,
+): number {
+  const code = tags.code(i);
   const defs = byCode.get(code);
   if (!defs) return -1;
   const def = defs.find((d) => !seen.has(d.name) && versionAtLeast(ctx.version, d.minVersion));
   if (!def) return -1;
   seen.add(def.name);
   if (isPointKind(def)) {
-    const [p, j] = readPoint(tags, i, code, def.kind === 'point2' ? 2 : 3);
+    const [p, j] = readPointFrom(tags, i, code, def.kind === 'point2' ? 2 : 3);
     rec.attrs[def.name] = p;
     return j;
   }
-  rec.attrs[def.name] = scalar(def, value);
+  // numbers straight from the source: `scalar` of the value string, without making it
+  switch (def.kind) {
+    case 'int':
+    case 'float':
+      rec.attrs[def.name] = numAt(tags, i);
+      break;
+    case 'bool':
+      rec.attrs[def.name] = numAt(tags, i) !== 0;
+      break;
+    default:
+      rec.attrs[def.name] = scalar(def, tags.str(i));
+  }
   return i + 1;
 }
 
@@ -141,7 +191,7 @@ export function codeTable(attrs: AttrDef[]): Map<number, AttrDef[]> {
 export type WriteStep = string | ((rec: DxfRecord, out: TagSink, ctx: CodecContext) => void);
 
 /** A custom reader hook: consumes tags from i and returns the next index, or -1 when not its tag. */
-export type ReadHook = (tags: Tag[], i: number, rec: DxfRecord, state: Record<string, unknown>) => number;
+export type ReadHook = (tags: TagSource, i: number, rec: DxfRecord, state: Record<string, unknown>) => number;
 
 export interface SequentialCodecSpec {
   attrs: AttrDef[];
@@ -165,37 +215,39 @@ export function sequentialCodec(spec: SequentialCodecSpec): SubclassCodec {
     if (typeof step === 'string' && !names.has(step)) throw new Error(`codec order names undeclared attribute ${step}`);
   }
   const stop = spec.stopAtEmbedded ?? true;
-  return {
-    read(tags, rec, ctx) {
-      const rest: Tag[] = [];
-      const seen = new Set<string>();
-      const state: Record<string, unknown> = {};
-      let i = 0;
-      outer: while (i < tags.length) {
-        const tag = tags[i]!;
-        if (stop && tag[0] === 101) {
-          for (; i < tags.length; i++) rest.push(tags[i]!);
-          break;
-        }
-        if (spec.hooks) {
-          for (const hook of spec.hooks) {
-            const j = hook(tags, i, rec, state);
-            if (j >= 0) {
-              i = j;
-              continue outer;
-            }
+  const readFrom = (tags: TagSource, rec: DxfRecord, ctx: CodecContext): Tag[] => {
+    const rest: Tag[] = [];
+    const seen = new Set<string>();
+    const state: Record<string, unknown> = {};
+    let i = 0;
+    const n = tags.length;
+    outer: while (i < n) {
+      if (stop && tags.code(i) === 101) {
+        for (; i < n; i++) rest.push([tags.code(i), tags.str(i)]);
+        break;
+      }
+      if (spec.hooks) {
+        for (const hook of spec.hooks) {
+          const j = hook(tags, i, rec, state);
+          if (j >= 0) {
+            i = j;
+            continue outer;
           }
         }
-        const j = readDeclared(tags, i, rec, byCode, seen, ctx);
-        if (j >= 0) {
-          i = j;
-          continue;
-        }
-        rest.push(tag);
-        i++;
       }
-      return rest;
-    },
+      const j = readDeclaredFrom(tags, i, rec, byCode, seen, ctx);
+      if (j >= 0) {
+        i = j;
+        continue;
+      }
+      rest.push([tags.code(i), tags.str(i)]);
+      i++;
+    }
+    return rest;
+  };
+  return {
+    read: (tags, rec, ctx) => readFrom(tagSource(tags), rec, ctx),
+    readFrom,
     write(rec, out, ctx) {
       for (const step of order) {
         if (typeof step === 'string') writeAttr(out, rec, names.get(step)!, ctx);

@@ -3,8 +3,8 @@
 // `boundary_path: Vec2[]` are the clip boundary vertices (91 count, 14 repeated) in pixel
 // coordinates; the count is derived on write.
 import { registerDef } from '../defs/registry.js';
-import type { AttrDef, DxfRecord, RecordDef, Tag, TagSink, Vec2 } from '../types.js';
-import { readPoint, sequentialCodec } from './codec-util.js';
+import type { AttrDef, DxfRecord, RecordDef, TagSink, TagSource, Vec2 } from '../types.js';
+import { readPointFrom, sequentialCodec } from './codec-util.js';
 
 export const IMAGE_ATTRS: AttrDef[] = [
   { name: 'class_version', code: 90, kind: 'int', default: 0, required: true, minVersion: 'AC1015' },
@@ -24,13 +24,13 @@ export const IMAGE_ATTRS: AttrDef[] = [
   { name: 'clip_mode', code: 290, kind: 'int', default: 0, minVersion: 'AC1024' },
 ];
 
-function readBoundary(tags: Tag[], i: number, rec: DxfRecord): number {
-  const code = tags[i]![0];
+function readBoundary(tags: TagSource, i: number, rec: DxfRecord): number {
+  const code = tags.code(i);
   if (code === 91) return i + 1; // derived on write
   if (code !== 14) return -1;
   const list = (rec.attrs.boundary_path as Vec2[] | undefined) ?? [];
   rec.attrs.boundary_path = list;
-  const [p, j] = readPoint(tags, i, 14, 2);
+  const [p, j] = readPointFrom(tags, i, 14, 2);
   list.push(p as Vec2);
   return j;
 }

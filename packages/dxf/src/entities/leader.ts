@@ -1,8 +1,8 @@
 // LEADER: AcDbLeader (ezdxf entities/leader.py). `vertices: Vec3[]` (76 count, 10 repeated, WCS)
 // are written between `text_width` and `block_color`, as AutoCAD does.
 import { registerDef } from '../defs/registry.js';
-import type { AttrDef, DxfRecord, RecordDef, Tag, TagSink, Vec3 } from '../types.js';
-import { readPoint, sequentialCodec } from './codec-util.js';
+import type { AttrDef, DxfRecord, RecordDef, TagSink, TagSource, Vec3 } from '../types.js';
+import { readPointFrom, sequentialCodec } from './codec-util.js';
 
 export const LEADER_ATTRS: AttrDef[] = [
   { name: 'dimstyle', code: 3, kind: 'str', default: 'Standard', required: true },
@@ -21,13 +21,13 @@ export const LEADER_ATTRS: AttrDef[] = [
   { name: 'leader_offset_annotation_placement', code: 213, kind: 'vec3', default: [0, 0, 0] },
 ];
 
-function readVertices(tags: Tag[], i: number, rec: DxfRecord): number {
-  const code = tags[i]![0];
+function readVertices(tags: TagSource, i: number, rec: DxfRecord): number {
+  const code = tags.code(i);
   if (code === 76) return i + 1; // count, derived on write
   if (code !== 10) return -1;
   const list = ((rec.attrs.vertices as Vec3[] | undefined) ?? []);
   rec.attrs.vertices = list;
-  const [p, j] = readPoint(tags, i, 10, 3);
+  const [p, j] = readPointFrom(tags, i, 10, 3);
   list.push(p as Vec3);
   return j;
 }

@@ -4,8 +4,8 @@
 // is; a file that wrote them otherwise (e.g. explicit zero widths) keeps its layout in
 // `vertex_tags` (bit mask per vertex: 1 = 40/41, 2 = 42), and vertex ids (91) in `vertex_ids`.
 import { registerDef } from '../defs/registry.js';
-import type { AttrDef, DxfRecord, RecordDef, Tag, TagSink } from '../types.js';
-import { num, sequentialCodec } from './codec-util.js';
+import type { AttrDef, DxfRecord, RecordDef, TagSink, TagSource } from '../types.js';
+import { numAt, sequentialCodec } from './codec-util.js';
 
 export type LwPoint = [x: number, y: number, start_width: number, end_width: number, bulge: number];
 
@@ -18,55 +18,62 @@ export const LWPOLYLINE_ATTRS: AttrDef[] = [
   { name: 'extrusion', code: 210, kind: 'vec3', default: [0, 0, 1] },
 ];
 
-function readVertices(tags: Tag[], i: number, rec: DxfRecord, state: Record<string, unknown>): number {
-  const code = tags[i]![0];
+/** The 40/41 and 42 tags the writer gives a vertex by itself (see `vertex_tags`). */
+function expectedMask(p: LwPoint): number {
+  return (p[2] !== 0 || p[3] !== 0 ? 1 : 0) | (p[4] !== 0 ? 2 : 0);
+}
+
+function readVertices(tags: TagSource, i: number, rec: DxfRecord, state: Record<string, unknown>): number {
+  const code = tags.code(i);
   if (code === 90) {
     // the count is derived from the vertices
-    state.count = num(tags[i]![1]);
+    state.count = numAt(tags, i);
     return i + 1;
   }
   if (code !== 10 || state.verticesDone) return -1;
   const points: LwPoint[] = [];
-  const layout: number[] = [];
-  const ids: number[] = [];
-  let custom = false;
-  let hasIds = false;
+  // layouts and ids are rare: their lists are made when the first vertex needs them
+  let layout: number[] | undefined;
+  let ids: number[] | undefined;
+  const n = tags.length;
   let j = i;
-  while (j < tags.length && tags[j]![0] === 10) {
-    const x = num(tags[j]![1]);
+  while (j < n && tags.code(j) === 10) {
+    const x = numAt(tags, j);
     j++;
     let y = 0;
-    if (j < tags.length && tags[j]![0] === 20) y = num(tags[j++]![1]);
+    if (j < n && tags.code(j) === 20) y = numAt(tags, j++);
     let sw = 0;
     let ew = 0;
     let b = 0;
     let mask = 0;
     let id = 0;
-    for (; j < tags.length; j++) {
-      const c = tags[j]![0];
+    let hasId = false;
+    for (; j < n; j++) {
+      const c = tags.code(j);
       if (c === 91) {
-        id = num(tags[j]![1]);
-        hasIds = true;
+        id = numAt(tags, j);
+        hasId = true;
       } else if (c === 40) {
-        sw = num(tags[j]![1]);
+        sw = numAt(tags, j);
         mask |= 1;
       } else if (c === 41) {
-        ew = num(tags[j]![1]);
+        ew = numAt(tags, j);
         mask |= 1;
       } else if (c === 42) {
-        b = num(tags[j]![1]);
+        b = numAt(tags, j);
         mask |= 2;
       } else break;
     }
-    const expected = (sw !== 0 || ew !== 0 ? 1 : 0) | (b !== 0 ? 2 : 0);
-    if (mask !== expected) custom = true;
-    points.push([x, y, sw, ew, b]);
-    layout.push(mask);
-    ids.push(id);
+    const p: LwPoint = [x, y, sw, ew, b];
+    if (!layout && mask !== expectedMask(p)) layout = points.map(expectedMask);
+    if (!ids && hasId) ids = points.map(() => 0);
+    points.push(p);
+    layout?.push(mask);
+    ids?.push(id);
   }
   rec.attrs.points = points;
-  if (custom) rec.attrs.vertex_tags = layout;
-  if (hasIds) rec.attrs.vertex_ids = ids;
+  if (layout) rec.attrs.vertex_tags = layout;
+  if (ids) rec.attrs.vertex_ids = ids;
   state.verticesDone = true;
   return j;
 }

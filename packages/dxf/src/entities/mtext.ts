@@ -3,7 +3,7 @@
 // fill attributes are declared; the R2018 column data (`101 Embedded Object` and all after it) and
 // any tag not declared are kept verbatim (they follow the codec's output, their original place).
 import { registerDef } from '../defs/registry.js';
-import type { AttrDef, RecordDef, Tag, TagSink } from '../types.js';
+import type { AttrDef, RecordDef, TagSink, TagSource } from '../types.js';
 import { sequentialCodec } from './codec-util.js';
 
 export const MTEXT_ATTRS: AttrDef[] = [
@@ -55,14 +55,14 @@ function writeText(rec: { attrs: Record<string, unknown> }, out: TagSink): void 
 export const MTEXT_CODEC = sequentialCodec({
   attrs: MTEXT_ATTRS,
   hooks: [
-    (tags: Tag[], i: number, rec, state) => {
-      const code = tags[i]![0];
+    (tags: TagSource, i: number, rec, state) => {
+      const code = tags.code(i);
       if (code !== 3 && code !== 1) return -1;
       if (state.textDone) return -1;
       let s = '';
       let j = i;
-      while (j < tags.length && tags[j]![0] === 3) s += tags[j++]![1];
-      if (j < tags.length && tags[j]![0] === 1) s += tags[j++]![1];
+      while (j < tags.length && tags.code(j) === 3) s += tags.str(j++);
+      if (j < tags.length && tags.code(j) === 1) s += tags.str(j++);
       rec.attrs.text = s;
       state.textDone = true;
       return j;

@@ -1,8 +1,8 @@
 // SPLINE: AcDbSpline (ezdxf entities/spline.py). Control and fit points in WCS. Counts (72, 73,
 // 74) are derived from the lists on write. `weights` is empty for non-rational splines.
 import { registerDef } from '../defs/registry.js';
-import type { AttrDef, DxfRecord, RecordDef, Tag, TagSink, Vec3 } from '../types.js';
-import { num, readPoint, sequentialCodec } from './codec-util.js';
+import type { AttrDef, DxfRecord, RecordDef, TagSink, TagSource, Vec3 } from '../types.js';
+import { numAt, readPointFrom, sequentialCodec } from './codec-util.js';
 
 export const SPLINE_ATTRS: AttrDef[] = [
   { name: 'extrusion', code: 210, kind: 'vec3', default: [0, 0, 1] },
@@ -21,10 +21,10 @@ export const SPLINE_ATTRS: AttrDef[] = [
 /** SPLINE flags (code 70). */
 export const SPLINE_FLAGS = { CLOSED: 1, PERIODIC: 2, RATIONAL: 4, PLANAR: 8, LINEAR: 16 } as const;
 
-function readLists(tags: Tag[], i: number, rec: DxfRecord, state: Record<string, unknown>): number {
-  const code = tags[i]![0];
+function readLists(tags: TagSource, i: number, rec: DxfRecord, state: Record<string, unknown>): number {
+  const code = tags.code(i);
   if (code === 72 || code === 73 || code === 74) {
-    state[code] = num(tags[i]![1]); // counts are derived from the lists
+    state[code] = numAt(tags, i); // counts are derived from the lists
     return i + 1;
   }
   const key = code === 40 ? 'knots' : code === 41 ? 'weights' : code === 10 ? 'control_points' : code === 11 ? 'fit_points' : '';
@@ -32,10 +32,10 @@ function readLists(tags: Tag[], i: number, rec: DxfRecord, state: Record<string,
   const list = ((rec.attrs[key] as unknown[] | undefined) ?? []) as unknown[];
   rec.attrs[key] = list;
   if (code === 40 || code === 41) {
-    list.push(num(tags[i]![1]));
+    list.push(numAt(tags, i));
     return i + 1;
   }
-  const [p, j] = readPoint(tags, i, code, 3);
+  const [p, j] = readPointFrom(tags, i, code, 3);
   list.push(p as Vec3);
   return j;
 }

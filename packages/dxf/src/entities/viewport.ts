@@ -2,7 +2,7 @@
 // (341 repeated) is written between `circle_zoom` and `flags`, as AutoCAD does. R12 viewports carry
 // their view data in ACAD xdata, which stays in `xdata`.
 import { registerDef } from '../defs/registry.js';
-import type { AttrDef, DxfRecord, RecordDef, Tag, TagSink } from '../types.js';
+import type { AttrDef, DxfRecord, RecordDef, TagSink, TagSource } from '../types.js';
 import { sequentialCodec } from './codec-util.js';
 
 const R2007 = 'AC1021' as const;
@@ -58,11 +58,11 @@ export const VIEWPORT_ATTRS: AttrDef[] = [
   { name: 'ref_vp_object_4', code: 91, kind: 'int', minVersion: R2007 },
 ];
 
-function readFrozen(tags: Tag[], i: number, rec: DxfRecord): number {
-  if (tags[i]![0] !== 341) return -1;
+function readFrozen(tags: TagSource, i: number, rec: DxfRecord): number {
+  if (tags.code(i) !== 341) return -1;
   const list = (rec.attrs.frozen_layer_handles as string[] | undefined) ?? [];
   rec.attrs.frozen_layer_handles = list;
-  list.push(tags[i]![1].trim().toUpperCase());
+  list.push(tags.str(i).trim().toUpperCase());
   return i + 1;
 }
 

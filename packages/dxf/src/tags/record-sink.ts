@@ -132,12 +132,16 @@ export class RecordBuffer implements TagRecord {
 
   is(i: number, s: string): boolean {
     const start = this.starts[i]!;
-    if (start < 0 || (this.escapes && this.codes[i] !== 0)) return this.str(i) === s;
-    const n = s.length;
-    if (this.ends[i]! - start !== n) return false;
+    if (start < 0) return this.strs[i] === s;
+    const end = this.ends[i]!;
     const b = this.bytes;
-    for (let k = 0; k < n; k++) if (b[start + k] !== s.charCodeAt(k)) return false;
-    return true;
+    let same = end - start === s.length;
+    for (let k = 0; same && k < s.length; k++) same = b[start + k] === s.charCodeAt(k);
+    if (!this.escapes || this.codes[i] === 0) return same;
+    // bytes without a backslash have no escape: they are the value
+    let slash = false;
+    for (let k = start; !slash && k < end; k++) slash = b[k] === 92;
+    return slash ? this.str(i) === s : same;
   }
 
   /** Makes strings of the values still held as bytes, before the scanner lets go of `bytes`. */
