@@ -1,9 +1,11 @@
+import { createServer, type RequestListener } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { requireRole, type Authenticator, type Identity } from './auth.js';
-import { ApiError, toErrorResponse } from './errors.js';
+import { ApiError, toErrorResponse, type ErrorResponse } from './errors.js';
+import { withHotRoutes } from './hot-routes.js';
 import { PermissionSet } from './permissions.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { listAuditLogs } from './routes/audit-logs.js';
@@ -82,6 +84,12 @@ function clientError(err: Error & { code?: string }, socket: Socket): void {
   );
 }
 
+/** Failures that are ours are logged at error, unavailability at warn; client errors are not logged. */
+function logFailure(log: FastifyBaseLogger | Logger, err: unknown, response: ErrorResponse & { internal: boolean }): void {
+  if (response.internal) log.error({ err }, 'request failed');
+  else if (response.status >= 500) log.warn({ err }, 'request failed');
+}
+
 function parseWith<T>(schema: z.ZodType<T>, value: unknown): T {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
@@ -94,10 +102,15 @@ export function allRoutes(): RouteSpec<any, any>[] {
 
 /** The HTTP application over a store; listening and shutdown belong to the caller. */
 export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
+  const bodyLimit = options.bodyLimit ?? 64 * 1024;
+  // Fastify's own request listener, handed over in serverFactory; the hot routes pass everything
+  // else on to it. `listeners.hot` is set below, once the routes are known.
+  let fastifyListener: RequestListener | undefined;
+  const listeners: { hot?: RequestListener } = {};
   const app = Fastify({
     loggerInstance: options.logger as FastifyBaseLogger,
     logController: new AccessLog(),
-    bodyLimit: options.bodyLimit ?? 64 * 1024,
+    bodyLimit,
     // Never trust a client-supplied request id: it would be echoed into our logs.
     requestIdHeader: false,
     clientErrorHandler: clientError,
@@ -105,6 +118,15 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     return503OnClosing: false,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    serverFactory: (handler, opts) => {
+      fastifyListener = handler;
+      const server = createServer(opts.http ?? {}, (req, res) => (listeners.hot ?? handler)(req, res));
+      // What fastify sets on the servers it creates itself (its options arrive with defaults filled).
+      const timeouts = opts as { keepAliveTimeout?: number; requestTimeout?: number };
+      server.keepAliveTimeout = timeouts.keepAliveTimeout ?? 72_000;
+      server.requestTimeout = timeouts.requestTimeout ?? 0;
+      return server;
+    },
     frameworkErrors: (error, _request, reply) => {
       const { status, body } = toErrorResponse(error);
       void (reply as FastifyReply).code(status).header('API-Version', API_VERSION).send(body);
@@ -149,8 +171,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
 
   app.setErrorHandler((error, request, reply) => {
     const response = toErrorResponse(error);
-    if (response.internal) request.log.error({ err: error }, 'request failed');
-    else if (response.status >= 500) request.log.warn({ err: error }, 'request failed');
+    logFailure(request.log, error, response);
     if (response.headers) void reply.headers(response.headers);
     return reply.code(response.status).send(response.body);
   });
@@ -194,5 +215,30 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       },
     });
   }
+
+  if (!fastifyListener) throw new Error('fastify did not hand over its request listener');
+  listeners.hot = withHotRoutes(
+    {
+      routes: routes.filter((route) => route.hot),
+      deps,
+      bodyLimit,
+      parseJson: (text) => {
+        let parsed: unknown;
+        let failure: unknown;
+        json(undefined as unknown as FastifyRequest, text, (err, value) => {
+          failure = err;
+          parsed = value;
+        });
+        if (failure) throw failure;
+        return parsed;
+      },
+      parseBody: (route, value) => parseWith(route.body!, value),
+      apiVersion: API_VERSION,
+      closing: () => closing,
+      logger: options.logger,
+      logFailure,
+    },
+    fastifyListener,
+  );
   return app;
 }

@@ -3,6 +3,7 @@
  * on PostgreSQL. Expected values come from api-keys.md and DECISIONS.md, not from the code.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreateApiKeyResponse, ListApiKeysResponse, UpdateApiKeyResponse, AuditLogsResponse, VerifyApiKeyResponse } from '../src/schemas.js';
 import { allBackends, type Backend } from './helpers/backends.js';
@@ -694,6 +695,50 @@ function suite(backend: Backend) {
         fieldErrors: { permissions: ['Invalid input: expected array, received string'] },
       });
       expectError(await api.request('POST', '/api-keys/verify', { raw: `{"key":"${'a'.repeat(70_000)}"}` }), 413, 'Request body too large');
+    });
+
+    it('answers the same whether the request takes the hot path or fastify', async () => {
+      // Bodies of known length and type application/json are answered outside fastify; chunked ones
+      // (no content-length) go through fastify. Both must give the same status, headers and body.
+      const alice = await caller();
+      const k = await create(alice, { permissions: ['drawings:read'] });
+      const url = new URL('/api-keys/verify', api.baseUrl);
+      const send = (body: string, chunked: boolean, path = url.pathname) =>
+        new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
+          const req = httpRequest({ host: url.hostname, port: url.port, method: 'POST', path, headers: { 'content-type': 'application/json', ...(chunked ? {} : { 'content-length': Buffer.byteLength(body) }) } }, (res) => {
+            let text = '';
+            res.setEncoding('utf8');
+            res.on('data', (d: string) => (text += d));
+            res.on('end', () => {
+              const { date: _date, ...headers } = res.headers;
+              resolve({ status: res.statusCode!, headers, body: text });
+            });
+          });
+          req.on('error', reject);
+          if (chunked) req.setHeader('transfer-encoding', 'chunked');
+          req.end(body);
+        });
+      const bodies = [
+        JSON.stringify({ key: k.rawKey }),
+        JSON.stringify({ key: k.rawKey, permissions: ['drawings:read'] }),
+        JSON.stringify({ key: k.rawKey, permissions: ['plots:create'] }),
+        JSON.stringify({ key: k.rawKey, permissions: ['Bogus'] }),
+        JSON.stringify({ key: `lwk_${'0'.repeat(48)}` }),
+        JSON.stringify({ key: 5 }),
+        JSON.stringify([1, 2]),
+        '{"key":',
+        '',
+        '{"key":"x","__proto__":{"polluted":true}}',
+      ];
+      for (const body of bodies) {
+        const hot = await send(body, false);
+        const slow = await send(body, true);
+        expect({ body, ...hot }).toEqual({ body, ...slow });
+        expect(hot.headers['api-version']).toBe('1');
+      }
+      expect((await send(bodies[0]!, false, `${url.pathname}/`)).body).toBe((await send(bodies[0]!, true)).body);
+      // Two valid verifications per way: 2 bodies above and the trailing-slash pair.
+      expect((await api.get('/api-keys', alice.jwt)).body.data[0].requestCount).toBe(6);
     });
 
     it('adds exactly N to requestCount for N parallel verifications', async () => {

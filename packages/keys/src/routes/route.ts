@@ -54,6 +54,11 @@ export interface RouteSpec<B = unknown, Q = unknown> {
    */
   quickBody?: (value: unknown) => B | undefined;
   query?: z.ZodType<Q>;
+  /**
+   * Answered straight on node:http in the plain case, outside fastify's request cycle (see
+   * hot-routes.ts): for public POST routes whose rate matters.
+   */
+  hot?: boolean;
   responses: Record<number, ResponseSpec>;
   handler(ctx: RouteContext<B, Q>): Promise<RouteResult> | RouteResult;
 }

@@ -28,6 +28,7 @@ export const verifyApiKey = defineRoute({
   minRole: null,
   body: VerifyApiKeyBody,
   quickBody: quickVerifyBody,
+  hot: true,
   responses: {
     200: { description: 'valid:true with the key identity, or valid:false with a code', schema: VerifyApiKeyResponse },
     ...errorResponses({ 400: 'Flattened validation error, or `Invalid API key permissions: ...`', 413: undefined }),
