@@ -1,13 +1,18 @@
 // Render benchmark: plot the largest corpus drawing and a generated 100k-entity drawing to PDF,
 // SVG and PNG with Linework, beside ezdxf's drawing add-on (`python3 -m ezdxf draw`) and
-// LibreCAD's `dxf2pdf` (PDF only) on the same files in the same run, each format once as a
-// process per tool (the fair comparison) and Linework also in process. Prints a markdown table.
+// LibreCAD's `dxf2pdf` (PDF only) on the same files in the same run. Two comparisons:
+//  - renderer against renderer, in process: Linework's read + plot against ezdxf's read + draw +
+//    save (bench/render/ezdxf_draw.py: the calls `ezdxf draw` makes, imports before the clock);
+//  - command against command, one process per plot, start-up included: `linework plot` against
+//    `python3 -m ezdxf draw` and `librecad dxf2pdf`.
+// Prints a markdown table.
 //
 //   npx tsx bench/render/run.ts [--quick] [--no-peers] [--all-peer-formats]
 //
-// ezdxf needs about ten minutes per format for the 100k drawing, and its drawing time hardly
+// ezdxf needs about seven minutes per format for the 100k drawing, and its drawing time hardly
 // depends on the output format (matplotlib renders, then saves), so on the generated drawing it
-// runs for PDF only unless --all-peer-formats is given.
+// runs for PDF only unless --all-peer-formats is given, and once: ezdxf_draw.py's process gives
+// both figures there (its wall time is the command's, its own clock the renderer's).
 //
 // Needs the built packages for the CLI column (npx tsc -b). The corpus comes from
 // LINEWORK_DXF_CORPUS (skipped when unset). Outputs go to bench/out/render/.
@@ -133,6 +138,21 @@ function lineworkCli(file: string, f: Format): Timing {
   return timeCmd(process.execPath, args);
 }
 
+/** ezdxf's renderer in process (best of `runs`), and the wall time of the whole process. */
+function ezdxfInProcess(file: string, outFile: string, runs: number): { inProcess: Timing; process: Timing } {
+  const script = join(root, 'bench/render/ezdxf_draw.py');
+  const t0 = performance.now();
+  const r = spawnSync(PY, [script, file, outFile, String(runs)], { env: { ...process.env, MPLBACKEND: 'Agg' }, cwd: out, timeout: PEER_TIMEOUT * runs, encoding: 'utf8' });
+  const seconds = (performance.now() - t0) / 1000;
+  if (r.status !== 0) {
+    const note = r.error ? String(r.error.message) : r.signal ? `killed (${r.signal}) after ${Math.round(seconds)} s` : `exit ${r.status}`;
+    const failed = { seconds: NaN, ok: false, note };
+    return { inProcess: failed, process: failed };
+  }
+  const { best } = JSON.parse(r.stdout.trim().split('\n').pop()!) as { best: number };
+  return { inProcess: { seconds: best, ok: true, note: '' }, process: { seconds, ok: runs === 1, note: runs === 1 ? '' : 'several runs' } };
+}
+
 function fmt(s: number): string {
   return s < 1 ? `${(s * 1000).toFixed(0)} ms` : `${s.toFixed(2)} s`;
 }
@@ -161,32 +181,48 @@ async function main(): Promise<void> {
   files.push(gen);
 
   const rows: string[] = [];
-  rows.push('| drawing | format | Linework in process (read + plot) | Linework CLI process | ezdxf draw | LibreCAD dxf2pdf | ezdxf / Linework CLI | LibreCAD / Linework CLI |');
-  rows.push('|---|---|---:|---:|---:|---:|---:|---:|');
+  rows.push(
+    '| drawing | format | Linework in process (read + plot) | ezdxf in process (read + draw + save) | ezdxf / Linework in process | Linework CLI process | ezdxf draw process | LibreCAD dxf2pdf process | ezdxf / Linework CLI | LibreCAD / Linework CLI |',
+  );
+  rows.push('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+  const notRun = (note: string): Timing => ({ seconds: NaN, ok: false, note });
   for (const file of files) {
     const name = basename(file, '.dxf');
     const inProc = await lineworkInProcess(file);
     const label = `${basename(file)} (${(statSync(file).size / 1e6).toFixed(1)} MB, ${inProc.entities} model entities; read ${fmt(inProc.read)})`;
+    const generated = file === gen;
     for (const f of FORMATS) {
       const cli = lineworkCli(file, f);
-      let ez: Timing = { seconds: NaN, ok: false, note: 'not run' };
-      let lc: Timing = { seconds: NaN, ok: false, note: f === 'pdf' ? 'not run' : 'PDF only' };
-      const generated = file === gen;
-      if (peers && generated && f !== 'pdf' && !allPeerFormats) ez = { seconds: NaN, ok: false, note: 'PDF row only' };
-      else if (peers) {
-        ez = existsSync(PY) ? timeCmd(PY, ['-m', 'ezdxf', 'draw', '-o', join(out, `${name}.ezdxf.${f}`), file], { MPLBACKEND: 'Agg' }) : { seconds: NaN, ok: false, note: 'no python3' };
+      const ours: Timing = { seconds: inProc[f], ok: true, note: '' };
+      let ezIn = notRun('not run');
+      let ez = notRun('not run');
+      let lc = notRun(f === 'pdf' ? 'not run' : 'PDF only');
+      if (peers && !existsSync(PY)) ezIn = ez = notRun('no python3');
+      else if (peers && generated && f !== 'pdf' && !allPeerFormats) ezIn = ez = notRun('PDF row only');
+      else if (peers && generated) {
+        // One ezdxf_draw.py process: its wall time is the command's (same imports, same calls).
+        ({ inProcess: ezIn, process: ez } = ezdxfInProcess(file, join(out, `${name}.ezdxf.${f}`), 1));
+        if (ez.ok) ez = { ...ez, note: '' };
+      } else if (peers) {
+        ezIn = ezdxfInProcess(file, join(out, `${name}.ezdxf-inproc.${f}`), quick ? 1 : 3).inProcess;
+        ez = timeCmd(PY, ['-m', 'ezdxf', 'draw', '-o', join(out, `${name}.ezdxf.${f}`), file], { MPLBACKEND: 'Agg' });
       }
-      if (peers) {
-        if (f === 'pdf') lc = timeCmd('librecad', ['dxf2pdf', '-a', '-o', join(out, `${name}.librecad.pdf`), file], { QT_QPA_PLATFORM: 'offscreen' });
-      }
-      rows.push(`| ${label} | ${f.toUpperCase()}${f === 'png' ? ` (${PNG_WIDTH} px wide)` : ''} | ${fmt(inProc[f])} | ${cell(cli)} | ${cell(ez)} | ${cell(lc)} | ${ratio(ez, cli)} | ${f === 'pdf' ? ratio(lc, cli) : '–'} |`);
+      if (peers && f === 'pdf') lc = timeCmd('librecad', ['dxf2pdf', '-a', '-o', join(out, `${name}.librecad.pdf`), file], { QT_QPA_PLATFORM: 'offscreen' });
+      const fmtName = `${f.toUpperCase()}${f === 'png' ? ` (${PNG_WIDTH} px wide)` : ''}`;
+      const ezCell = generated && ez.ok ? `${cell(ez)} †` : cell(ez);
+      rows.push(
+        `| ${label} | ${fmtName} | ${fmt(inProc[f])} | ${cell(ezIn)} | ${ratio(ezIn, ours)} | ${cell(cli)} | ${ezCell} | ${cell(lc)} | ${ratio(ez, cli)} | ${f === 'pdf' ? ratio(lc, cli) : '–'} |`,
+      );
       console.error(rows[rows.length - 1]);
     }
   }
-  console.log('Wall clock on this machine (2 cores; close other jobs for steady figures). Linework in process: best');
-  console.log(`of ${quick ? 1 : 3} runs of read + plot; Linework CLI, ezdxf (\`python3 -m ezdxf draw -o OUT\`, matplotlib, its default 300 dpi for`);
-  console.log('PNG) and LibreCAD (`librecad dxf2pdf -a`) are single runs timed as processes, start-up included. Model space');
-  console.log(`fitted to the page by every tool (Linework: --paper ${PAPER}).\n`);
+  const runs = quick ? 1 : 3;
+  console.log('Wall clock on this machine (2 cores; close other jobs for steady figures). In process: best of');
+  console.log(`${runs} runs of read + plot (Linework) and of read + draw + save (ezdxf, bench/render/ezdxf_draw.py: the calls of`);
+  console.log('`ezdxf draw`, imports done before the clock); one run each on the generated drawing. Processes: Linework CLI,');
+  console.log('ezdxf (`python3 -m ezdxf draw -o OUT`, matplotlib, its default 300 dpi for PNG) and LibreCAD (`librecad dxf2pdf -a`),');
+  console.log('single runs, start-up included (†: the ezdxf_draw.py process, whose wall time includes the same imports). Model');
+  console.log(`space fitted to the page by every tool (Linework: --paper ${PAPER}).\n`);
   console.log(rows.join('\n'));
 }
 
