@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { rgbTriple } from './colors.js';
 import type { Prim } from './display-list.js';
-import { fontFile, fontMetrics } from './font.js';
+import { fontMetrics, pdfFontBytes } from './font.js';
 import type { Affine, Page } from './page.js';
 import { composeAffine, paperScale } from './page.js';
 import { textMatrix } from './svg.js';
@@ -42,7 +42,7 @@ export async function pagesToPdf(pages: Page[], opts: PdfOptions = {}): Promise<
     doc.on('end', () => resolve(Buffer.concat(chunks)));
     doc.on('error', reject);
   });
-  doc.registerFont('DejaVu', fontFile());
+  doc.registerFont('DejaVu', pdfFontBytes());
   const imageCache = new Map<string, Buffer | null>();
   for (const page of pages) drawPage(doc, page, opts, imageCache);
   if (!pages.length) doc.addPage({ size: 'A4', margin: 0 });
