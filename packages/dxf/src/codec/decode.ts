@@ -6,6 +6,7 @@ import type { AppDataGroup, AttrDef, DxfRecord, Tag, TagSource, XDataGroup } fro
 import type { CompiledDef, CompiledSub } from './compiled-def.js';
 import { findSub } from './compiled-def.js';
 import { subclassMarkersFor } from '../entities/index.js';
+import { ENTITY_COMMON } from '../entities/common.js';
 import type { CodecContext } from '../types.js';
 import type { TagRecord } from '../tags/record-sink.js';
 
@@ -15,7 +16,7 @@ import type { TagRecord } from '../tags/record-sink.js';
 function readAttr(a: AttrDef, t: TagRecord, i: number, end: number, attrs: Record<string, unknown>): number {
   switch (a.kind) {
     case 'str':
-      attrs[a.name] = t.str(i);
+      attrs[a.name] = a === ENTITY_LAYER && shared !== undefined ? shared(t.str(i)) : t.str(i);
       return i;
     case 'handle':
       attrs[a.name] = t.str(i).trim().toUpperCase();
@@ -114,6 +115,11 @@ function xdataStart(codes: Int32Array, n: number): number {
 // a good part of the reader's time. Codecs set attributes of their own: once one has run, the
 // `in` test is made as well.
 let attrSeen = new Int32Array(64);
+
+// Layer names and owner handles repeat across a drawing's records: `decodeRecord`'s `share` gives
+// one string for each value, which the reader keeps for a million records (decoding never nests).
+let shared: ((s: string) => string) | undefined;
+const ENTITY_LAYER = ENTITY_COMMON.attrs.find((a) => a.name === 'layer')!;
 let stamp = 0;
 let codecRan = false;
 
@@ -131,8 +137,9 @@ function nextStamp(slots: number): void {
  * Decodes tags [0, n) (tag 0 is the type) into a record whose `kind` is its context ('entity',
  * 'tableEntry', 'object').
  */
-export function decodeRecord(cd: CompiledDef, t: TagRecord, ctx: CodecContext): DxfRecord {
+export function decodeRecord(cd: CompiledDef, t: TagRecord, ctx: CodecContext, share?: (s: string) => string): DxfRecord {
   nextStamp(cd.slotCount);
+  shared = share;
   const codes = t.codes;
   const n = t.n;
   // the declaration's copy of the type name: one string for a million LINEs, not one each
@@ -183,7 +190,7 @@ function structural(cd: CompiledDef, rec: DxfRecord, t: TagRecord, i: number, en
     return true;
   }
   if (c === 330 && !state.owner) {
-    rec.owner = normHandle(t.str(i));
+    rec.owner = shared !== undefined ? shared(normHandle(t.str(i))) : normHandle(t.str(i));
     state.owner = true;
     return true;
   }

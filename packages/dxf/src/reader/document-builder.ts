@@ -69,8 +69,8 @@ export class DocumentBuilder {
   private modelOwner = '';
   private paperOwner = '';
   private readonly interned = new Map<string, string>();
-  private lastLayer = '';
-  private lastOwner = '';
+  private shared0 = '';
+  private shared1 = '';
   private readonly diagCounts = new Map<string, number>();
 
   constructor(private readonly opts: ReadOptions = {}) {}
@@ -250,12 +250,26 @@ export class DocumentBuilder {
 
   // ---- records ----------------------------------------------------------------------------------
 
-  private intern(s: string): string {
-    const had = this.interned.get(s);
-    if (had !== undefined) return had;
-    this.interned.set(s, s);
-    return s;
-  }
+  /**
+   * One string per entity layer name and owner handle. Most entities share the previous one's
+   * layer and owner: the last two strings handed out are compared before the lookup.
+   */
+  private readonly share = (s: string): string => {
+    if (s === this.shared0) return this.shared0;
+    if (s === this.shared1) {
+      this.shared1 = this.shared0;
+      this.shared0 = s;
+      return s;
+    }
+    let had = this.interned.get(s);
+    if (had === undefined) {
+      had = s;
+      this.interned.set(s, s);
+    }
+    this.shared1 = this.shared0;
+    this.shared0 = had;
+    return had;
+  };
 
   /** Registers a decoded record's handle, noting empty, invalid and duplicate ones for repair. */
   private register(rec: DxfRecord, line: number): void {
@@ -283,17 +297,7 @@ export class DocumentBuilder {
   }
 
   private entity(r: TagRecord): Entity {
-    const rec = decodeRecord(compiledDef(r.str(0), 'entity'), r, this.ctx) as Entity;
-    const layer = rec.attrs.layer;
-    if (typeof layer === 'string') {
-      // most entities share the previous one's layer and owner: one compare instead of a lookup
-      if (layer === this.lastLayer) rec.attrs.layer = this.lastLayer;
-      else rec.attrs.layer = this.lastLayer = this.intern(layer);
-    }
-    if (rec.owner) {
-      if (rec.owner === this.lastOwner) rec.owner = this.lastOwner;
-      else rec.owner = this.lastOwner = this.intern(rec.owner);
-    }
+    const rec = decodeRecord(compiledDef(r.str(0), 'entity'), r, this.ctx, this.share) as Entity;
     // MTEXT joins its 250-char chunks: an escape split across two of them is decoded only now
     if (rec.type === 'MTEXT' && this.doc.version < 'AC1021' && typeof rec.attrs.text === 'string' && rec.attrs.text.includes('\\U+')) {
       rec.attrs.text = decodeUnicodeEscapes(rec.attrs.text);

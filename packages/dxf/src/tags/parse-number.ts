@@ -40,25 +40,29 @@ export function parseNumber(s: string): number {
  */
 export function parseDecimalBytes(b: Uint8Array, start: number, end: number): number {
   let i = start;
-  let neg = false;
-  if (i < end && b[i] === 45) {
-    neg = true;
-    i++;
-  }
+  const neg = i < end && b[i] === 45;
+  if (neg) i++;
+  // integer digits, then fraction digits: two tight loops instead of one with a dot state
   let m = 0;
-  let digits = 0;
-  let decimals = 0;
-  let dot = false;
+  const intStart = i;
   for (; i < end; i++) {
-    const c = b[i]!;
-    if (c >= 48 && c <= 57) {
-      m = m * 10 + (c - 48);
-      digits++;
-      if (dot) decimals++;
-    } else if (c === 46 && !dot) dot = true;
-    else return NaN;
+    const d = b[i]! - 48;
+    if (d < 0 || d > 9) break;
+    m = m * 10 + d;
   }
-  if (digits === 0 || digits > 15) return NaN;
+  let digits = i - intStart;
+  let decimals = 0;
+  if (i < end && b[i] === 46) {
+    const fracStart = ++i;
+    for (; i < end; i++) {
+      const d = b[i]! - 48;
+      if (d < 0 || d > 9) break;
+      m = m * 10 + d;
+    }
+    decimals = i - fracStart;
+    digits += decimals;
+  }
+  if (i !== end || digits === 0 || digits > 15) return NaN;
   const v = decimals === 0 ? m : m / POW10[decimals]!;
   return neg ? -v : v;
 }
