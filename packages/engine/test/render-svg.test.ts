@@ -410,3 +410,82 @@ describe('text codes', () => {
     for (const p of pieces) expect(Math.abs(p.x + p.width / 2)).toBeLessThan(4);
   });
 });
+
+describe('MULTILEADER', () => {
+  const RED = String(0xc2ff0000 | 0);
+  const BY_BLOCK = String(0xc1000000 | 0);
+  /** The tags AutoCAD writes, trimmed to what drawing reads: context data, one leader, one line. */
+  function mleaderTags(content: Array<[number, string]>, entityLevel: Array<[number, string]> = []): Array<[number, string]> {
+    return [
+      [100, 'AcDbMLeader'],
+      [270, '2'],
+      [300, 'CONTEXT_DATA{'],
+      [40, '1'],
+      [10, '20'], [20, '10'], [30, '0'],
+      [41, '2.5'],
+      [140, '2'],
+      [145, '0.5'],
+      ...content,
+      [302, 'LEADER{'],
+      [290, '1'],
+      [291, '1'],
+      [10, '18'], [20, '10'], [30, '0'],
+      [11, '1'], [21, '0'], [31, '0'],
+      [90, '0'],
+      [40, '2'],
+      [304, 'LEADER_LINE{'],
+      [10, '0'], [20, '0'], [30, '0'],
+      [91, '0'],
+      [305, '}'],
+      [303, '}'],
+      [301, '}'],
+      [170, '1'],
+      [91, RED],
+      [290, '1'],
+      [291, '1'],
+      ...entityLevel,
+    ];
+  }
+
+  it('draws the leader line to the landing, the dogleg, the arrow at the first vertex and the MTEXT', async () => {
+    const doc = await newDoc();
+    const text: Array<[number, string]> = [[290, '1'], [304, 'NOTE\\Ptwo'], [12, '20.5'], [22, '11.25'], [32, '0'], [13, '1'], [23, '0'], [33, '0'], [43, '0'], [171, '1'], [90, BY_BLOCK], [296, '0']];
+    doc.addEntity({ kind: 'entity', type: 'MULTILEADER', handle: '', owner: '', attrs: { layer: '0' }, extra: { '': mleaderTags(text) } });
+    const list = renderLayout(doc);
+    expect(list.skipped).toEqual({});
+    const lines = list.prims.filter((p): p is PolylinePrim => p.kind === 'polyline');
+    expect(lines.map((l) => [l.pts, l.color])).toEqual([
+      [[0, 0, 18, 10], 0xff0000],
+      [[18, 10, 20, 10], 0xff0000],
+    ]);
+    const arrows = list.prims.filter((p): p is PathPrim => p.kind === 'path');
+    expect(arrows).toHaveLength(1);
+    expect(arrows[0]!.color).toBe(0xff0000);
+    const ring = arrows[0]!.rings[0]!;
+    // tip at the first vertex, the body towards the landing
+    expect([ring[2], ring[3]]).toEqual([0, 0]);
+    expect(ring[0]! > 0 && ring[1]! > 0).toBe(true);
+    const texts = list.prims.filter((p): p is TextPrim => p.kind === 'text');
+    expect(texts.map((t) => t.text)).toEqual(['NOTE', 'two']);
+    // top-left attachment at the text location: the first line hangs below y = 11.25
+    expect(texts[0]!.y).toBeLessThan(11.25);
+    expect(texts[0]!.x).toBeCloseTo(20.5, 6);
+    expect(texts[0]!.color).toBe(0x000000);
+  });
+
+  it('draws block content scaled and rotated at its location, and no lines when the leader type is 0', async () => {
+    const doc = await newDoc();
+    const block = doc.addBlock('MARK', [0, 0, 0]);
+    // ByBlock: takes the block content colour
+    add(doc, 'LINE', { color: 0, start: [0, 0, 0], end: [1, 0, 0] }, 'MARK');
+    const content: Array<[number, string]> = [[290, '0'], [296, '1'], [341, block.block.owner], [15, '50'], [25, '50'], [35, '0'], [16, '2'], [26, '2'], [36, '2'], [46, String(Math.PI / 2)], [93, RED]];
+    const tags = mleaderTags(content).map(([c, v]): [number, string] => (c === 170 ? [170, '0'] : [c, v]));
+    doc.addEntity({ kind: 'entity', type: 'MULTILEADER', handle: '', owner: '', attrs: { layer: '0' }, extra: { '': tags } });
+    const list = renderLayout(doc);
+    expect(list.skipped).toEqual({});
+    const lines = list.prims.filter((p): p is PolylinePrim => p.kind === 'polyline');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]!.pts.map((v) => Math.round(v * 1e9) / 1e9)).toEqual([50, 50, 50, 52]);
+    expect(lines[0]!.color).toBe(0xff0000);
+  });
+});

@@ -20,6 +20,7 @@ import { hatchPatternLines, hatchRings, patternSegments } from './hatch.js';
 import type { PatternBudget } from './hatch.js';
 import { dashArray, ltypePattern } from './linetype.js';
 import { attr, num, pt, rawValue, rawValues, rgbOf, str } from './records.js';
+import { readMLeader } from './mleader.js';
 import { decodeText, layoutMText, parseMText } from './text.js';
 import { findLayout, layoutObject } from './layouts.js';
 import { pageSetupOf } from '../plot/page-setup.js';
@@ -611,9 +612,16 @@ function drawLeaderArrow(ctx: Ctx, e: Entity, p: Props, m: Mat, vs: number[][]):
     const rec = ctx.doc.get(handle);
     if (rec) name = str(rec, 'name', '');
   } else if (!modern) name = dimVar(e, style, 5) ?? '';
-  const [a, b] = [vs[0]!, vs[1]!];
-  const rot = Math.atan2(a[1]! - b[1]!, a[0]! - b[0]!);
-  const local = mul(translation(a[0]!, a[1]!, a[2] ?? 0), mul(rotationZ(rot), scaling(size, size, size)));
+  drawArrowhead(ctx, p, m, vs[0]!, vs[1]!, size, name, 'LEADER');
+}
+
+/**
+ * An arrowhead of `size` with its tip at `tip`, pointing away from `from`: the block `name` when the
+ * drawing has it, else the built-in shape of that name (closed filled when `name` is empty).
+ */
+function drawArrowhead(ctx: Ctx, p: Props, m: Mat, tip: readonly number[], from: readonly number[], size: number, name: string, owner: string): void {
+  const rot = Math.atan2(tip[1]! - from[1]!, tip[0]! - from[0]!);
+  const local = mul(translation(tip[0]!, tip[1]!, tip[2] ?? 0), mul(rotationZ(rot), scaling(size, size, size)));
   const block = name ? ctx.doc.getBlock(name) : undefined;
   if (block) {
     const base = pt(block.block, 'base_point');
@@ -622,7 +630,7 @@ function drawLeaderArrow(ctx: Ctx, e: Entity, p: Props, m: Mat, vs: number[][]):
   }
   const shape = arrowShape(name.replace(/^_/, '').toUpperCase());
   if (!shape) {
-    skip(ctx, `LEADER(arrow ${name})`);
+    skip(ctx, `${owner}(arrow ${name})`);
     return;
   }
   const full = mul(m, local);
@@ -634,6 +642,82 @@ function drawLeaderArrow(ctx: Ctx, e: Entity, p: Props, m: Mat, vs: number[][]):
   const lp = { ...p, ltype: 'CONTINUOUS' };
   for (const s of shape.strokes) emitPolyline(ctx, lp, full, place(s), shape.closed && s.length > 4);
   if (shape.fill.length) emitPath(ctx, lp, shape.fill.map(place), null, false);
+}
+
+// ---- MULTILEADER -----------------------------------------------------------------------------------
+
+/** A raw MLEADER colour as drawn: ByLayer and ByBlock take the entity's resolved colour. */
+function mleaderColor(ctx: Ctx, raw: number, p: Props): Rgb {
+  const kind = (raw >>> 24) & 0xff;
+  if (kind === 0xc2) return raw & 0xffffff;
+  if (kind === 0xc3) return aciToRgb(raw & 0xff, ctx.background);
+  return p.color;
+}
+
+function recordName(ctx: Ctx, handle: string): string {
+  if (!handle || handle === '0') return '';
+  const rec = ctx.doc.get(handle);
+  return rec ? str(rec, 'name', '') : '';
+}
+
+/**
+ * Leader lines (straight; spline leaders too, through their vertices), doglegs, arrowheads, and
+ * the MTEXT or block content, from the entity's context data: the geometry AutoCAD last computed.
+ */
+function drawMultiLeader(ctx: Ctx, e: Entity, p: Props, m: Mat): void {
+  const ml = readMLeader(e);
+  if (!ml) {
+    skip(ctx, 'MULTILEADER');
+    return;
+  }
+  const lp: Props = { ...p, color: mleaderColor(ctx, ml.lineColor, p) };
+  const arrow = recordName(ctx, ml.arrowHandle);
+  if (ml.lineType !== 0) {
+    for (const branch of ml.branches) {
+      for (const line of branch.lines) {
+        const vs = branch.landing ? [...line.vertices, branch.landing] : line.vertices;
+        if (vs.length < 2) continue;
+        const pts: number[] = [];
+        for (const q of vs) pushPt(pts, m, q[0]!, q[1]!, q[2] ?? 0);
+        emitPolyline(ctx, lp, m, pts, false);
+        if (ml.arrowSize > 0) drawArrowhead(ctx, lp, m, vs[0]!, vs[1]!, ml.arrowSize, arrow, 'MULTILEADER');
+      }
+      if (ml.doglegEnabled && branch.landing && branch.dogleg && branch.doglegLength > 0 && branch.lines.length > 0) {
+        const [x, y, z] = branch.landing;
+        const [dx, dy, dz] = branch.dogleg;
+        const d = branch.doglegLength;
+        const pts: number[] = [];
+        pushPt(pts, m, x!, y!, z ?? 0);
+        pushPt(pts, m, x! + dx! * d, y! + dy! * d, (z ?? 0) + (dz ?? 0) * d);
+        emitPolyline(ctx, lp, m, pts, false);
+      }
+    }
+  }
+  const base = { kind: 'entity' as const, handle: e.handle, owner: e.owner };
+  if (ml.text) {
+    const t = ml.text;
+    const style = recordName(ctx, t.styleHandle);
+    const attrs: Record<string, unknown> = {
+      layer: p.layer,
+      insert: t.location,
+      char_height: t.height > 0 ? t.height : 2.5,
+      attachment_point: t.attachment,
+      text_direction: t.direction,
+      text: t.content,
+      ...(t.width > 0 ? { width: t.width } : {}),
+      ...(style ? { style } : {}),
+    };
+    drawMText(ctx, { ...base, type: 'MTEXT', attrs }, { ...p, color: mleaderColor(ctx, t.color, p) }, m);
+  }
+  if (ml.block) {
+    const b = ml.block;
+    const name = recordName(ctx, b.handle);
+    if (!name) skip(ctx, 'MULTILEADER(no block)');
+    else {
+      const attrs = { layer: p.layer, name, insert: b.location, xscale: b.scale[0], yscale: b.scale[1], zscale: b.scale[2], rotation: (b.rotation * 180) / Math.PI };
+      drawInsert(ctx, { ...base, type: 'INSERT', attrs }, { ...p, color: mleaderColor(ctx, b.color, p) }, m, null);
+    }
+  }
 }
 
 // ---- infinite lines -------------------------------------------------------------------------------
@@ -1573,6 +1657,10 @@ function drawEntity(ctx: Ctx, e: Entity, m: Mat, parent: Inherit | null, fromVie
     }
     case 'MLINE':
       drawMLine(ctx, e, p, m);
+      return;
+    case 'MULTILEADER':
+    case 'MLEADER':
+      drawMultiLeader(ctx, e, p, m);
       return;
     case 'RAY':
     case 'XLINE':
