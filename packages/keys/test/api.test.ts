@@ -4,6 +4,7 @@
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreateApiKeyResponse, ListApiKeysResponse, UpdateApiKeyResponse, AuditLogsResponse, VerifyApiKeyResponse } from '../src/schemas.js';
 import { allBackends, type Backend } from './helpers/backends.js';
@@ -739,6 +740,18 @@ function suite(backend: Backend) {
       expect((await send(bodies[0]!, false, `${url.pathname}/`)).body).toBe((await send(bodies[0]!, true)).body);
       // Two valid verifications per way: 2 bodies above and the trailing-slash pair.
       expect((await api.get('/api-keys', alice.jwt)).body.data[0].requestCount).toBe(6);
+      // A client that goes away halfway through its body leaves the service answering.
+      await new Promise<void>((resolve, reject) => {
+        const socket = connect(Number(url.port), url.hostname, () => {
+          socket.write(`POST ${url.pathname} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"key":`);
+          setTimeout(() => {
+            socket.destroy();
+            resolve();
+          }, 50);
+        });
+        socket.on('error', reject);
+      });
+      expect((await send(bodies[0]!, false)).status).toBe(200);
     });
 
     it('adds exactly N to requestCount for N parallel verifications', async () => {
