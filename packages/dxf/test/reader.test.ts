@@ -1,8 +1,10 @@
 // Document reading: sections, fixtures of every kind, streams and paths, damaged input.
-import { createReadStream, readFileSync } from 'node:fs';
+import { createReadStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { DxfError, readDxf, readDxfSync, readTags, writeDxf } from '../src/index.js';
+import { DxfError, newDocument, readDxf, readDxfSync, readTags, writeDxf } from '../src/index.js';
 import { ValueKind, valueKind } from '../src/tags/group-codes.js';
 import type { Entity, Tag } from '../src/types.js';
 import { FIXTURES, dxf, minimalDxf } from './helpers.js';
@@ -102,6 +104,32 @@ describe('fixtures', () => {
     for (const d of [fromPath, fromStream, fromFileStream]) {
       expect(d.modelSpace().entities.map((e) => e.attrs)).toEqual(whole.modelSpace().entities.map((e) => e.attrs));
       expect([...d.header.keys()]).toEqual([...whole.header.keys()]);
+    }
+  });
+
+  it('reads a file of several read buffers (lines across their ends, CRLF) as from memory', async () => {
+    const doc = newDocument();
+    for (let i = 0; i < 12000; i++) {
+      const x = i * 1.25;
+      doc.addEntity({ kind: 'entity', type: 'LINE', handle: '', owner: '', attrs: { layer: `L${i % 7}`, start: [x, 2, 0], end: [x, 3.5, 0] } });
+      doc.addEntity({ kind: 'entity', type: 'TEXT', handle: '', owner: '', attrs: { layer: 'T', insert: [x, 0, 0], height: 1, text: `text ${i} é` } });
+    }
+    const bytes = Buffer.from(writeDxf(doc));
+    const crlf = Buffer.from(bytes.toString('latin1').replace(/\n/g, '\r\n'), 'latin1');
+    expect(crlf.length).toBeGreaterThan(3 << 20);
+    const dir = mkdtempSync(join(tmpdir(), 'lw-read-'));
+    try {
+      for (const b of [bytes, crlf]) {
+        const path = join(dir, 'big.dxf');
+        writeFileSync(path, b);
+        const fromPath = await readDxf(path);
+        const whole = readDxfSync(b);
+        const attrs = (d: typeof whole) => d.modelSpace().entities.map((e) => [e.handle, e.attrs]);
+        expect(attrs(fromPath)).toEqual(attrs(whole));
+        expect(attrs(whole)).toEqual(attrs(doc));
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

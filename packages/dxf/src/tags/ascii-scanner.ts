@@ -57,6 +57,13 @@ function excerpt(b: Uint8Array, start: number, end: number): string {
   return end - start > 40 ? s + '...' : s;
 }
 
+function join(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const joined = new Uint8Array(a.length + b.length);
+  joined.set(a);
+  joined.set(b, a.length);
+  return joined;
+}
+
 function toBuffer(u: Uint8Array): Buffer {
   return Buffer.isBuffer(u) ? u : Buffer.from(u.buffer, u.byteOffset, u.byteLength);
 }
@@ -92,17 +99,22 @@ export class AsciiTagScanner implements DecodingControl {
   feed(chunk: Uint8Array): void {
     if (this.done || chunk.length === 0) return;
     let b = chunk;
-    if (this.leftover) {
-      const joined = new Uint8Array(this.leftover.length + chunk.length);
-      joined.set(this.leftover);
-      joined.set(chunk, this.leftover.length);
-      b = joined;
-      this.leftover = null;
-    }
     let pos = 0;
+    const left = this.leftover;
+    if (left) {
+      this.leftover = null;
+      const lf = this.started ? chunk.indexOf(10) : -1;
+      if (lf >= 0) {
+        // the unfinished line is completed on its own: the chunk is scanned where it lies, not
+        // copied behind the line (a megabyte of fresh memory per chunk)
+        this.scan(join(left, chunk.subarray(0, lf + 1)), 0, false);
+        if (this.done) return;
+        pos = lf + 1;
+      } else b = join(left, chunk);
+    }
     if (!this.started) {
       if (b.length < 3 && b[0] === 0xef) {
-        this.leftover = b.slice();
+        this.leftover = Uint8Array.prototype.slice.call(b);
         return;
       }
       this.started = true;
@@ -113,7 +125,8 @@ export class AsciiTagScanner implements DecodingControl {
       const rest = b.length - pos;
       if (!this.havePending && rest > MAX_CODE_LINE) this.badCode(b, pos, pos + MAX_CODE_LINE, this.line + 1);
       if (rest > MAX_VALUE_LINE) throw new DxfError('value line too long, not a DXF file?', this.line + 1);
-      this.leftover = b.slice(pos);
+      // a copy: the caller may reuse the chunk's memory for the next one
+      this.leftover = Uint8Array.prototype.slice.call(b, pos);
     }
   }
 

@@ -1,6 +1,6 @@
 // Where DXF bytes come from: a Buffer (scanned in slices, never as one string), a file path or a
 // Node Readable (both streamed in chunks). The first bytes decide between ASCII and binary DXF.
-import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import type { Diagnostic } from '../document-api.js';
 import { AsciiTagScanner } from './ascii-scanner.js';
@@ -43,7 +43,8 @@ export class InputPump {
     }
     const head: Uint8Array = this.head ? Buffer.concat([this.head, chunk]) : chunk;
     if (head.length < BINARY_SENTINEL.length) {
-      this.head = head;
+      // a copy: the caller may reuse the chunk's memory
+      this.head = Buffer.from(head);
       return;
     }
     this.head = null;
@@ -86,15 +87,32 @@ export async function pumpInput(input: DxfInput, sink: ScannerAwareSink, onDiagn
     pumpBuffer(input, sink, onDiagnostic);
     return;
   }
-  const stream: Readable = typeof input === 'string' ? createReadStream(input, { highWaterMark: SLICE }) : input;
+  if (typeof input === 'string') return pumpFile(input, sink, onDiagnostic);
   const pump = new InputPump(sink, onDiagnostic);
-  try {
-    for await (const chunk of stream) {
-      pump.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : (chunk as Uint8Array));
-      if (pump.finished) break;
-    }
-  } finally {
-    if (typeof input === 'string') stream.destroy();
+  for await (const chunk of input) {
+    pump.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : (chunk as Uint8Array));
+    if (pump.finished) break;
   }
   pump.end();
+}
+
+/**
+ * Reads a file into one buffer used over and over (the scanners keep no view of a chunk past its
+ * `feed`): a stream's fresh megabyte per chunk was memory the process had to be given anew each time.
+ */
+async function pumpFile(path: string, sink: ScannerAwareSink, onDiagnostic: (d: Diagnostic) => void): Promise<void> {
+  const file = await open(path, 'r');
+  try {
+    const pump = new InputPump(sink, onDiagnostic);
+    const buf = Buffer.allocUnsafeSlow(SLICE);
+    for (;;) {
+      const { bytesRead } = await file.read(buf, 0, SLICE, null);
+      if (bytesRead === 0) break;
+      pump.push(buf.subarray(0, bytesRead));
+      if (pump.finished) break;
+    }
+    pump.end();
+  } finally {
+    await file.close();
+  }
 }
