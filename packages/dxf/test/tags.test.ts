@@ -4,6 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { readTags } from '../src/tags/read-tags.js';
 import { codecFor, decodeUnicodeEscapes } from '../src/tags/encoding.js';
 import { parseDecimalBytes, parseNumber } from '../src/tags/parse-number.js';
+import { AsciiTagScanner } from '../src/tags/ascii-scanner.js';
+import type { TagRecord } from '../src/tags/record-sink.js';
+import type { Diagnostic } from '../src/document-api.js';
 import { FIXTURES, dxf } from './helpers.js';
 
 describe('ASCII tags', () => {
@@ -98,6 +101,47 @@ describe('ASCII tags', () => {
     const { tags, diagnostics } = readTags(Buffer.from('  0\nSECTION\n  2\n'));
     expect(tags).toEqual([[0, 'SECTION']]);
     expect(diagnostics[0]).toMatchObject({ code: 'truncated', line: 3 });
+  });
+});
+
+describe('ASCII tags in chunks', () => {
+  /** Tags and diagnostics (or the error) of `bytes` fed to the scanner `size` bytes at a time. */
+  function scanInChunks(bytes: Buffer, size: number): unknown {
+    const tags: [number, string][] = [];
+    const diagnostics: Diagnostic[] = [];
+    const sink = {
+      record(r: TagRecord) {
+        for (let i = 0; i < r.n; i++) tags.push([r.codes[i]!, `${r.str(i)}@${r.line}`]);
+      },
+    };
+    const scanner = new AsciiTagScanner(sink, (d) => diagnostics.push(d));
+    try {
+      for (let i = 0; i < bytes.length; i += size) scanner.feed(bytes.subarray(i, i + size));
+      scanner.end();
+    } catch (e) {
+      return { error: (e as Error).message, tags };
+    }
+    return { tags, diagnostics };
+  }
+
+  it('reads the same tags, record lines and errors whatever the chunk size', () => {
+    let seed = 7;
+    const rnd = (n: number): number => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n);
+    const codeForms = ['  10', '10', ' 10 ', '\t10', '010', '-5', '999', '  0', '5', '330', '1000', ''];
+    const values = ['1.5', '', ' x ', 'LINE', 'a\\U+00FCb', '0', 'EOF', '-0.25e3'];
+    for (let round = 0; round < 300; round++) {
+      let text = '';
+      const n = 3 + rnd(30);
+      for (let k = 0; k < n; k++) {
+        const code = rnd(5) === 0 ? '  0' : codeForms[rnd(codeForms.length)]!;
+        const eol = rnd(4) === 0 ? '\r\n' : '\n';
+        text += code + eol + (code.trim() === '0' ? ['LINE', 'SECTION', ' CIRCLE '][rnd(3)] : values[rnd(values.length)]) + eol;
+      }
+      if (rnd(3) === 0) text += '  0\nEOF\n';
+      const bytes = Buffer.from(text, 'latin1');
+      const whole = scanInChunks(bytes, bytes.length);
+      for (const size of [1, 2, 3, 5, 8, 13]) expect(scanInChunks(bytes, size), `${JSON.stringify(text)} in chunks of ${size}`).toEqual(whole);
+    }
   });
 });
 

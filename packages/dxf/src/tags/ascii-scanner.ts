@@ -163,7 +163,39 @@ export class AsciiTagScanner implements DecodingControl {
     let pending = this.havePending;
     let pendingCode = this.pendingCode;
     let pendingLine = this.pendingLine;
+    // Up to the chunk's last line feed every line ends inside the chunk. There, the usual tag (a
+    // code line of blanks and digits, then a value line, code neither 0 nor 999, in a chunk of
+    // plain ASCII) is read in one pass without bounds checks; anything else takes the general
+    // path below, one line at a time.
+    const safe = ascii ? b.lastIndexOf(10) : -1;
     while (pos < len) {
+      // (after a blank code line only the end of the file may follow: the general path checks)
+      while (!pending && pos < safe && this.blankCodeLine === 0) {
+        let i = pos;
+        let c = b[i]!;
+        while (c === 32) c = b[++i]!;
+        const first = i;
+        let code = 0;
+        while (c >= 48 && c <= 57) {
+          code = code * 10 + (c - 48);
+          c = b[++i]!;
+        }
+        if (c === 13) c = b[++i]!;
+        // the value line must end before `safe` too
+        if (c !== 10 || i >= safe || i === first || i - first > 9 || code === 0 || code === 999) break;
+        const start = i + 1;
+        let e = start;
+        while (b[e] !== 10) e++;
+        const end = e > start && b[e - 1] === 13 ? e - 1 : e;
+        if (buf.n === 0) {
+          buf.line = line + 1;
+          buf.escapes = this.escapes;
+        }
+        buf.pushBytes(code, start, end);
+        line += 2;
+        pos = e + 1;
+      }
+      if (pos >= len) break;
       if (!pending && this.blankCodeLine === 0) {
         // the usual group code line, `  10` or `330` with LF or CRLF, read in one pass; anything
         // else (tabs, trailing blanks, junk, the chunk's end) takes the general path below
