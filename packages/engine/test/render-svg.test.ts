@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { fitPage, pageToSvg, renderLayout } from '../src/render/index.js';
 import type { PathPrim, PolylinePrim, TextPrim } from '../src/render/index.js';
 import { decodeText, layoutMText, parseMText } from '../src/render/text.js';
+import { parseTolerance } from '../src/render/tolerance.js';
 import { add, ent, newDoc } from './render-helpers.js';
 
 function svgOf(doc: Awaited<ReturnType<typeof newDoc>>, layout?: string): string {
@@ -487,5 +488,40 @@ describe('MULTILEADER', () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]!.pts.map((v) => Math.round(v * 1e9) / 1e9)).toEqual([50, 50, 50, 52]);
     expect(lines[0]!.color).toBe(0xff0000);
+  });
+});
+
+describe('TOLERANCE', () => {
+  it('reads rows (^J), boxes (%%v) and gdt symbols, dropping empty boxes', () => {
+    expect(parseTolerance('{\\Fgdt;j}%%v{\\Fgdt;n}0.1{\\Fgdt;m}%%v%%vA^J.5')).toEqual([
+      [[{ kind: 'symbol', code: 'j' }], [{ kind: 'symbol', code: 'n' }, { kind: 'text', text: '0.1' }, { kind: 'symbol', code: 'm' }], [{ kind: 'text', text: 'A' }]],
+      [[{ kind: 'text', text: '.5' }]],
+    ]);
+  });
+
+  it('frames each box of each row, rows stacked down from the insertion point, with text DIMTXT high', async () => {
+    const doc = await newDoc();
+    const tags: Array<[number, string]> = [[100, 'AcDbFcf'], [3, 'Standard'], [10, '100'], [20, '50'], [30, '0'], [1, '{\\Fgdt;j}%%v{\\Fgdt;n}0.1%%vA^J{\\Fgdt;u}%%v0.05'], [11, '1'], [21, '0'], [31, '0']];
+    doc.addEntity({ kind: 'entity', type: 'TOLERANCE', handle: '', owner: '', attrs: { layer: '0' }, extra: { '': tags } });
+    const list = renderLayout(doc);
+    expect(list.skipped).toEqual({});
+    const frames = list.prims.filter((p): p is PolylinePrim => p.kind === 'polyline' && p.closed && p.pts.length === 8);
+    // 3 boxes in the first row, 2 in the second (circles of the symbols have more vertices)
+    const rows = new Map<number, number[][]>();
+    for (const f of frames) {
+      const top = Math.max(f.pts[1]!, f.pts[3]!, f.pts[5]!, f.pts[7]!);
+      rows.set(Math.round(top * 1000), [...(rows.get(Math.round(top * 1000)) ?? []), f.pts]);
+    }
+    const tops = [...rows.keys()].sort((a, b) => b - a);
+    expect(tops.map((t) => rows.get(t)!.length)).toEqual([3, 2]);
+    // first row centred on the insertion point's y, the second right below it, both starting at its x
+    const ys = (pts: number[]) => [Math.min(pts[1]!, pts[5]!), Math.max(pts[1]!, pts[5]!)];
+    const [bottom0, top0] = ys(rows.get(tops[0]!)![0]!);
+    expect((bottom0! + top0!) / 2).toBeCloseTo(50, 9);
+    expect(Math.max(...rows.get(tops[1]!)!.map((p) => ys(p)[1]!))).toBeCloseTo(bottom0!, 9);
+    for (const r of tops) expect(Math.min(...rows.get(r)!.flatMap((p) => [p[0]!, p[2]!, p[4]!, p[6]!]))).toBeCloseTo(100, 9);
+    const texts = list.prims.filter((p): p is TextPrim => p.kind === 'text');
+    expect(texts.map((t) => t.text)).toEqual(['0.1', 'A', '0.05']);
+    expect(texts[0]!.height).toBeCloseTo(2.5, 9);
   });
 });

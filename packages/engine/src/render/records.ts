@@ -37,7 +37,7 @@ export function rawValues(rec: DxfRecord, code: number): string[] {
   return out;
 }
 
-function rawPoint(rec: DxfRecord, code: number): number[] | undefined {
+export function rawPoint(rec: DxfRecord, code: number): number[] | undefined {
   const tags = allTags(rec);
   if (!tags) return undefined;
   let x: number | undefined, y: number | undefined, z = 0;

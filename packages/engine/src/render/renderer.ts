@@ -19,8 +19,9 @@ import {
 import { hatchPatternLines, hatchRings, patternSegments } from './hatch.js';
 import type { PatternBudget } from './hatch.js';
 import { dashArray, ltypePattern } from './linetype.js';
-import { attr, num, pt, rawValue, rawValues, rgbOf, str } from './records.js';
+import { attr, num, pt, rawPoint, rawValue, rawValues, rgbOf, str } from './records.js';
 import { readMLeader } from './mleader.js';
+import { GDT_GLYPHS, parseTolerance } from './tolerance.js';
 import { decodeText, layoutMText, parseMText } from './text.js';
 import { findLayout, layoutObject } from './layouts.js';
 import { pageSetupOf } from '../plot/page-setup.js';
@@ -718,6 +719,83 @@ function drawMultiLeader(ctx: Ctx, e: Entity, p: Props, m: Mat): void {
       drawInsert(ctx, { ...base, type: 'INSERT', attrs }, { ...p, color: mleaderColor(ctx, b.color, p) }, m, null);
     }
   }
+}
+
+// ---- TOLERANCE -------------------------------------------------------------------------------------
+
+/**
+ * A feature control frame: rows stacked downwards from the insertion point (the middle of the first
+ * row's left edge) along the x direction (code 11), each row a line of framed boxes. Text height
+ * is DIMTXT * DIMSCALE of the entity's dimension style; DIMGAP pads the boxes.
+ */
+function drawTolerance(ctx: Ctx, e: Entity, p: Props, m: Mat): void {
+  const raw = rawValue(e, 1) ?? '';
+  if (!raw) return;
+  const style = dimStyle(ctx, rawValue(e, 3) ?? 'Standard');
+  const metric = !ctx.imperial;
+  let scale = Number(dimVar(e, style, 40) ?? 1);
+  if (!(scale > 0)) scale = 1;
+  const txt = Number(dimVar(e, style, 140) ?? NaN);
+  const th = (txt > 0 ? txt : metric ? 2.5 : 0.18) * scale;
+  const gap = Math.abs(Number(dimVar(e, style, 147) ?? NaN));
+  const pad = gap > 0 ? gap * scale : th / 4;
+  const rowHeight = th + 2 * pad;
+  const ins = rawPoint(e, 10) ?? [0, 0, 0];
+  const dir = rawPoint(e, 11) ?? [1, 0, 0];
+  const rot = Math.hypot(dir[0]!, dir[1]!) > 1e-12 ? Math.atan2(dir[1]!, dir[0]!) : 0;
+  const mm = mul(m, mul(translation(ins[0]!, ins[1]!, ins[2] ?? 0), rotationZ(rot)));
+  const lp: Props = { ...p, ltype: 'CONTINUOUS' };
+  const fm = fontMetrics();
+  const text = (s: string, x: number, y: number, height: number, align: 'left' | 'center'): number => {
+    const width = (fm.measure(s) * height) / fm.capRatio;
+    emitText(ctx, p, mm, {
+      text: s, x, y, z: 0, height, rotation: 0, widthFactor: 1, oblique: 0, font: '', align, width,
+      mirrorX: false, mirrorY: false, underline: false, overline: false, strike: false,
+    });
+    return width;
+  };
+  const rect = (x0: number, y0: number, x1: number, y1: number): void => {
+    const pts: number[] = [];
+    for (const [x, y] of [[x0, y0], [x1, y0], [x1, y1], [x0, y1]] as const) pushPt(pts, mm, x, y, 0);
+    emitPolyline(ctx, lp, mm, pts, true);
+  };
+  parseTolerance(raw).forEach((boxes, row) => {
+    const top = -row * rowHeight + rowHeight / 2;
+    const base = top - rowHeight / 2 - th / 2;
+    let x = 0;
+    for (const runs of boxes) {
+      const start = x;
+      x += pad;
+      runs.forEach((run, i) => {
+        if (i > 0) x += pad / 2;
+        if (run.kind === 'text') {
+          x += text(run.text, x, base, th, 'left');
+          return;
+        }
+        const glyph = GDT_GLYPHS[run.code];
+        if (!glyph) {
+          x += text(run.code.toUpperCase(), x, base, th, 'left');
+          return;
+        }
+        const place = (q: readonly number[]): number[] => {
+          const out: number[] = [];
+          for (let k = 0; k + 1 < q.length; k += 2) pushPt(out, mm, x + q[k]! * th, base + q[k + 1]! * th, 0);
+          return out;
+        };
+        for (const s of glyph.strokes) emitPolyline(ctx, lp, mm, place(s), false);
+        for (const [cx, cy, r] of glyph.circles) {
+          const pts: number[] = [];
+          pushArc(pts, mm, x + cx * th, base + cy * th, 0, r * th, 0, Math.PI * 2, ctx.tol);
+          pts.length -= 2;
+          emitPolyline(ctx, lp, mm, pts, true);
+        }
+        if (glyph.letter) text(glyph.letter, x + th / 2, base + 0.2 * th, 0.6 * th, 'center');
+        x += th;
+      });
+      x += pad;
+      rect(start, top - rowHeight, x, top);
+    }
+  });
 }
 
 // ---- infinite lines -------------------------------------------------------------------------------
@@ -1661,6 +1739,9 @@ function drawEntity(ctx: Ctx, e: Entity, m: Mat, parent: Inherit | null, fromVie
     case 'MULTILEADER':
     case 'MLEADER':
       drawMultiLeader(ctx, e, p, m);
+      return;
+    case 'TOLERANCE':
+      drawTolerance(ctx, e, p, m);
       return;
     case 'RAY':
     case 'XLINE':
