@@ -525,3 +525,68 @@ describe('TOLERANCE', () => {
     expect(texts[0]!.height).toBeCloseTo(2.5, 9);
   });
 });
+
+describe('proxy graphics', () => {
+  /** Builds a proxy graphics stream from (type, payload) commands. */
+  function proxyBytes(commands: Array<[number, Buffer]>): Buffer {
+    const parts = commands.map(([type, payload]) => {
+      const head = Buffer.alloc(8);
+      head.writeInt32LE(8 + payload.length, 0);
+      head.writeInt32LE(type, 4);
+      return Buffer.concat([head, payload]);
+    });
+    const head = Buffer.alloc(8);
+    head.writeInt32LE(8 + parts.reduce((n, p) => n + p.length, 0), 0);
+    head.writeInt32LE(commands.length, 4);
+    return Buffer.concat([head, ...parts]);
+  }
+  const doubles = (...v: number[]) => {
+    const b = Buffer.alloc(v.length * 8);
+    v.forEach((x, i) => b.writeDoubleLE(x, i * 8));
+    return b;
+  };
+  const int = (v: number) => {
+    const b = Buffer.alloc(4);
+    b.writeInt32LE(v | 0, 0);
+    return b;
+  };
+  const utf16 = (s: string) => {
+    const raw = Buffer.from(`${s}\0`, 'utf16le');
+    return Buffer.concat([raw, Buffer.alloc((4 - (raw.length % 4)) % 4)]);
+  };
+
+  it('draws an entity it has no code for from its proxy graphics: lines, circles, colours, text', async () => {
+    const bytes = proxyBytes([
+      [19, int(1)], // marker: nothing to draw
+      [6, Buffer.concat([int(2), doubles(0, 0, 0, 10, 0, 0)])], // polyline
+      [22, int(0xc2ff0000)], // true colour red
+      [2, doubles(5, 5, 0, 2, 0, 0, 1)], // circle, normal +z
+      [36, Buffer.concat([doubles(1, 8, 0, 0, 0, 1, 1, 0, 0, 1.5, 1, 0), utf16('Hi')])], // unicode text
+      [999, Buffer.alloc(16)], // unknown: skipped by its size
+    ]);
+    const hex = bytes.toString('hex').toUpperCase();
+    const tags: Array<[number, string]> = [[100, 'AcDbProxyEntity'], [90, '498'], [92, String(bytes.length)]];
+    for (let i = 0; i < hex.length; i += 254) tags.push([310, hex.slice(i, i + 254)]);
+    tags.push([93, '0']);
+    const doc = await newDoc();
+    doc.addEntity({ kind: 'entity', type: 'ACAD_PROXY_ENTITY', handle: '', owner: '', attrs: { layer: '0' }, extra: { '': tags } });
+    const list = renderLayout(doc);
+    expect(list.skipped).toEqual({});
+    const lines = list.prims.filter((p): p is PolylinePrim => p.kind === 'polyline');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]!.pts).toEqual([0, 0, 10, 0]);
+    expect(lines[0]!.color).toBe(0x000000);
+    const circle = lines[1]!;
+    expect(circle.closed).toBe(true);
+    expect(circle.color).toBe(0xff0000);
+    for (let i = 0; i < circle.pts.length; i += 2) expect(Math.hypot(circle.pts[i]! - 5, circle.pts[i + 1]! - 5)).toBeCloseTo(2, 9);
+    const texts = list.prims.filter((p): p is TextPrim => p.kind === 'text');
+    expect(texts.map((t) => [t.text, t.x, t.y, t.height, t.color])).toEqual([['Hi', 1, 8, 1.5, 0xff0000]]);
+  });
+
+  it('still counts an unknown entity without proxy graphics as not drawn', async () => {
+    const doc = await newDoc();
+    doc.addEntity({ kind: 'entity', type: 'WIDGET', handle: '', owner: '', attrs: { layer: '0' }, extra: { '': [[100, 'AcDbWidget'], [10, '1']] } });
+    expect(renderLayout(doc).skipped).toEqual({ WIDGET: 1 });
+  });
+});

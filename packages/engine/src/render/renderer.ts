@@ -13,7 +13,7 @@ import { boundsValid, emptyBounds } from './display-list.js';
 import { fontMetrics } from './font.js';
 import type { Mat } from './geom.js';
 import {
-  det2, identity, isDefaultExtrusion, matFrom, meanScale, mul, ocsMatrix, pushArc, pushBulge, pushEllipse, pushPt, pushSpline,
+  arcSegments, det2, identity, isDefaultExtrusion, matFrom, meanScale, mul, ocsMatrix, pushArc, pushBulge, pushEllipse, pushPt, pushSpline,
   rotationZ, scaleOf, scaling, translation,
 } from './geom.js';
 import { hatchPatternLines, hatchRings, patternSegments } from './hatch.js';
@@ -21,6 +21,7 @@ import type { PatternBudget } from './hatch.js';
 import { dashArray, ltypePattern } from './linetype.js';
 import { attr, num, pt, rawPoint, rawValue, rawValues, rgbOf, str } from './records.js';
 import { readMLeader } from './mleader.js';
+import { arcAxes, proxyGraphicsBytes, readProxyGraphics } from './proxy-graphics.js';
 import { GDT_GLYPHS, parseTolerance } from './tolerance.js';
 import { decodeText, layoutMText, parseMText } from './text.js';
 import { findLayout, layoutObject } from './layouts.js';
@@ -719,6 +720,84 @@ function drawMultiLeader(ctx: Ctx, e: Entity, p: Props, m: Mat): void {
       drawInsert(ctx, { ...base, type: 'INSERT', attrs }, { ...p, color: mleaderColor(ctx, b.color, p) }, m, null);
     }
   }
+}
+
+// ---- proxy graphics ----------------------------------------------------------------------------------
+
+/**
+ * Draws an entity the renderer has no code for from its proxy graphics (the picture its authoring
+ * program stored with it), as ezdxf and AutoCAD do. False when it has none or nothing to draw.
+ */
+function drawProxyGraphics(ctx: Ctx, e: Entity, p: Props, m0: Mat): boolean {
+  const bytes = proxyGraphicsBytes(e);
+  if (!bytes) return false;
+  let drawn = false;
+  let cp: Props = p;
+  let m = m0;
+  const stack: Mat[] = [];
+  for (const it of readProxyGraphics(bytes)) {
+    switch (it.kind) {
+      case 'color':
+        cp = { ...cp, color: it.aci > 0 && it.aci < 256 ? aciToRgb(it.aci, ctx.background) : p.color };
+        break;
+      case 'trueColor':
+        cp = { ...cp, color: mleaderColor(ctx, it.raw, p) };
+        break;
+      case 'lineweight':
+        cp = { ...cp, lw: it.value >= 0 ? it.value / 100 : p.lw };
+        break;
+      case 'pushMatrix': {
+        const a = it.matrix;
+        // translation in the last column, or (row-vector convention) in the last row
+        const rowVectors = a[3] === 0 && a[7] === 0 && a[11] === 0 && (a[12] !== 0 || a[13] !== 0 || a[14] !== 0);
+        const t = rowVectors ? [a[0]!, a[4]!, a[8]!, a[12]!, a[1]!, a[5]!, a[9]!, a[13]!, a[2]!, a[6]!, a[10]!, a[14]!] : a.slice(0, 12);
+        stack.push(m);
+        m = mul(m, matFrom(t));
+        break;
+      }
+      case 'popMatrix':
+        m = stack.pop() ?? m0;
+        break;
+      case 'polyline': {
+        const pts: number[] = [];
+        for (const q of it.pts) pushPt(pts, m, q[0]!, q[1]!, q[2]!);
+        if (it.filled) emitPath(ctx, cp, [pts], null, false);
+        else emitPolyline(ctx, cp, m, pts, it.closed);
+        drawn = true;
+        break;
+      }
+      case 'arc': {
+        if (!(it.radius > 0) || !Number.isFinite(it.sweep) || it.sweep === 0) break;
+        const [u, v] = arcAxes(it.normal, it.start);
+        const n = arcSegments(it.radius * scaleOf(m), Math.min(Math.abs(it.sweep), Math.PI * 2), ctx.tol);
+        const full = Math.abs(it.sweep) >= Math.PI * 2 - 1e-9;
+        const pts: number[] = [];
+        for (let i = 0; i <= (full ? n - 1 : n); i++) {
+          const t = (it.sweep * i) / n;
+          const c = Math.cos(t) * it.radius;
+          const s = Math.sin(t) * it.radius;
+          pushPt(pts, m, it.center[0]! + c * u[0]! + s * v[0]!, it.center[1]! + c * u[1]! + s * v[1]!, it.center[2]! + c * u[2]! + s * v[2]!);
+        }
+        emitPolyline(ctx, cp, m, pts, full);
+        drawn = true;
+        break;
+      }
+      case 'text': {
+        if (!it.text || !(it.height > 0)) break;
+        const { text, flags } = decodeText(it.text);
+        const fm = fontMetrics();
+        const wf = it.widthFactor > 0 ? it.widthFactor : 1;
+        emitText(ctx, cp, m, {
+          text, x: it.insert[0]!, y: it.insert[1]!, z: it.insert[2] ?? 0, height: it.height, rotation: Math.atan2(it.direction[1] ?? 0, it.direction[0] ?? 1),
+          widthFactor: wf, oblique: (it.oblique * 180) / Math.PI, font: '', align: 'left', width: (fm.measure(text) * it.height * wf) / fm.capRatio,
+          mirrorX: false, mirrorY: false, ...flags,
+        });
+        drawn = true;
+        break;
+      }
+    }
+  }
+  return drawn;
 }
 
 // ---- TOLERANCE -------------------------------------------------------------------------------------
@@ -1747,11 +1826,13 @@ function drawEntity(ctx: Ctx, e: Entity, m: Mat, parent: Inherit | null, fromVie
     case 'XLINE':
       drawInfiniteLine(ctx, e, p, m, type === 'XLINE');
       return;
+    // LIGHT shows as a glyph in a CAD program's viewport but is never plotted
+    case 'LIGHT':
     case 'SEQEND':
     case 'VERTEX':
       return;
     default:
-      skip(ctx, type);
+      if (!drawProxyGraphics(ctx, e, p, m)) skip(ctx, type);
   }
 }
 
