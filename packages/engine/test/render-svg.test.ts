@@ -4,6 +4,7 @@ import { fitPage, pageToSvg, renderLayout } from '../src/render/index.js';
 import type { PathPrim, PolylinePrim, TextPrim } from '../src/render/index.js';
 import { decodeText, layoutMText, parseMText } from '../src/render/text.js';
 import { parseTolerance } from '../src/render/tolerance.js';
+import type { Entity } from '../src/dxf.js';
 import { add, ent, newDoc } from './render-helpers.js';
 
 function svgOf(doc: Awaited<ReturnType<typeof newDoc>>, layout?: string): string {
@@ -588,5 +589,23 @@ describe('proxy graphics', () => {
     const doc = await newDoc();
     doc.addEntity({ kind: 'entity', type: 'WIDGET', handle: '', owner: '', attrs: { layer: '0' }, extra: { '': [[100, 'AcDbWidget'], [10, '1']] } });
     expect(renderLayout(doc).skipped).toEqual({ WIDGET: 1 });
+  });
+});
+
+describe('POLYLINE meshes', () => {
+  it('draws a smoothed polygon mesh as the grid of its surface vertices, without the control frame', async () => {
+    const doc = await newDoc();
+    const vertex = (x: number, y: number, flags: number) => ent('VERTEX', { location: [x, y, 0], flags });
+    const control = [vertex(0, 0, 80), vertex(0, 100, 80), vertex(100, 0, 80), vertex(100, 100, 80)];
+    const surface: Entity[] = [];
+    for (let i = 0; i < 3; i++) for (let j = 0; j < 2; j++) surface.push(vertex(i * 10, j * 10, 72));
+    doc.addEntity(ent('POLYLINE', { flags: 20, m_count: 2, n_count: 2, m_smooth_density: 3, n_smooth_density: 2, smooth_type: 5 }, [...control, ...surface]));
+    const list = renderLayout(doc);
+    expect(list.skipped).toEqual({});
+    const lines = list.prims.filter((p): p is PolylinePrim => p.kind === 'polyline');
+    expect(lines).toHaveLength(1);
+    // 3 rows of 2 vertices, then 2 columns of 3: no point of the 100-unit control frame
+    expect(lines[0]!.pts).toEqual([0, 0, 0, 10, 10, 0, 10, 10, 20, 0, 20, 10, 0, 0, 10, 0, 20, 0, 0, 10, 10, 10, 20, 10]);
+    expect(lines[0]!.breaks).toEqual([2, 4, 6, 9]);
   });
 });

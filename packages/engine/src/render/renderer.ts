@@ -1253,14 +1253,18 @@ function drawPolyline(ctx: Ctx, e: Entity, p: Props, m0: Mat): void {
     return;
   }
   if (flags & 16) {
-    // polygon mesh: M x N grid
-    const mc = num(e, 'm_count', 0);
-    const nc = num(e, 'n_count', 0);
-    if (mc * nc !== verts.length || mc < 1 || nc < 1) {
+    // polygon mesh: M x N grid; a smoothed one (flag 4) draws its surface vertices, a grid of the
+    // smooth densities, and leaves out the control frame (vertex flag 16)
+    const surface = verts.filter((v) => (num(v, 'flags', 0) & 16) === 0);
+    const smoothed = (flags & 4) !== 0 && surface.length < verts.length;
+    const grid = smoothed ? surface : verts;
+    const mc = smoothed ? num(e, 'm_smooth_density', 0) : num(e, 'm_count', 0);
+    const nc = smoothed ? num(e, 'n_smooth_density', 0) : num(e, 'n_count', 0);
+    if (mc * nc !== grid.length || mc < 1 || nc < 1) {
       skip(ctx, 'POLYLINE(mesh)');
       return;
     }
-    const loc = verts.map(vertexLoc);
+    const loc = grid.map(vertexLoc);
     const pts: number[] = [];
     const breaks: number[] = [];
     for (let i = 0; i < mc; i++) {
