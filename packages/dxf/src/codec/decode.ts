@@ -2,8 +2,8 @@
 // (5/105 handle, the first 330 owner and `102 {...}` groups of the common part, 1001 xdata to the
 // end); declared attributes are parsed subclass by subclass; everything else stays in `extra`.
 // Undeclared types keep their whole tag list in `extra['']` so they are written back as read.
-import type { AppDataGroup, AttrDef, DxfRecord, Tag, TagSource, XDataGroup } from '../types.js';
-import type { CompiledDef, CompiledSub } from './compiled-def.js';
+import type { AppDataGroup, DxfRecord, Tag, TagSource, XDataGroup } from '../types.js';
+import type { CompiledDef, CompiledSub, ReadAttr } from './compiled-def.js';
 import { findSub } from './compiled-def.js';
 import { subclassMarkersFor } from '../entities/index.js';
 import { ENTITY_COMMON } from '../entities/common.js';
@@ -13,7 +13,7 @@ import type { TagRecord } from '../tags/record-sink.js';
 // Numbers are read with `t.num`, which is `parseNumber`: unlike Number(), an empty value is NaN.
 
 /** Parses one declared attribute at tag `i`; returns the index of its last tag, or -1 if the value is unusable. */
-function readAttr(a: AttrDef, t: TagRecord, i: number, end: number, attrs: Record<string, unknown>): number {
+function readAttr(a: ReadAttr, t: TagRecord, i: number, end: number, attrs: Record<string, unknown>): number {
   switch (a.kind) {
     case 'str':
       attrs[a.name] = a === ENTITY_LAYER && shared !== undefined ? shared(t.str(i)) : t.str(i);
@@ -229,7 +229,7 @@ function decodeRaw(cd: CompiledDef, rec: DxfRecord, t: TagRecord, end: number): 
     }
     if (c === 100) inEntitySub = entitySub !== undefined && t.str(i) === entitySub.marker;
     else if (entitySub && (inEntitySub || common)) {
-      const a = entitySub.byCode.get(c);
+      const a = c >= 0 && c < entitySub.attrAt.length ? entitySub.attrAt[c] : undefined;
       if (a && !(a.name in rec.attrs)) readAttr(a, t, i, end, rec.attrs);
     }
     tags.push([c, t.str(i)]);
@@ -298,7 +298,7 @@ function decodeBySubclass(cd: CompiledDef, rec: DxfRecord, t: TagRecord, end: nu
         subIdx = found;
         sub = cd.subs[found];
         // a subclass newer than the file's version is not declared for it: kept as read
-        if (sub!.def.minVersion !== undefined && sub!.def.minVersion > ctx.version) sub = undefined;
+        if (sub!.minVersion !== undefined && sub!.minVersion > ctx.version) sub = undefined;
       } else sub = undefined;
       if (sub?.codec) {
         let j = i + 1;
@@ -322,7 +322,7 @@ function decodeBySubclass(cd: CompiledDef, rec: DxfRecord, t: TagRecord, end: nu
       continue;
     }
     if (sub) {
-      let a: AttrDef | undefined;
+      let a: ReadAttr | undefined;
       let slot = -1;
       if (c >= 0 && c < sub.attrAt.length) {
         // codes past the array's end have no attribute in this subclass

@@ -56,10 +56,16 @@ function latin1(b: Buffer, s: number, e: number): string {
     if (n === 3) return String.fromCharCode(b[s]!, b[s + 1]!, b[s + 2]!);
     return String.fromCharCode(b[s]!, b[s + 1]!, b[s + 2]!, b[s + 3]!);
   }
-  if (n <= 8) {
-    let r = String.fromCharCode(b[s]!, b[s + 1]!, b[s + 2]!, b[s + 3]!);
-    for (let k = s + 4; k < e; k++) r += String.fromCharCode(b[k]!);
-    return r;
+  // (one call per length: characters added one by one were a string each)
+  switch (n) {
+    case 5:
+      return String.fromCharCode(b[s]!, b[s + 1]!, b[s + 2]!, b[s + 3]!, b[s + 4]!);
+    case 6:
+      return String.fromCharCode(b[s]!, b[s + 1]!, b[s + 2]!, b[s + 3]!, b[s + 4]!, b[s + 5]!);
+    case 7:
+      return String.fromCharCode(b[s]!, b[s + 1]!, b[s + 2]!, b[s + 3]!, b[s + 4]!, b[s + 5]!, b[s + 6]!);
+    case 8:
+      return String.fromCharCode(b[s]!, b[s + 1]!, b[s + 2]!, b[s + 3]!, b[s + 4]!, b[s + 5]!, b[s + 6]!, b[s + 7]!);
   }
   return b.toString('latin1', s, e);
 }
