@@ -195,14 +195,21 @@ describe('POST /preview', () => {
 describe('linework plot', () => {
   it('plots a saved drawing from the command line', async () => {
     const dxfFile = join(dir, 'cli.dxf');
+    // an image too: PDFs are written on a worker thread, which must get it (and its pixels) across
+    expect((await c.post('/api/v1/images', { path: rel('logo.png'), insert: [10, 10], width: 40 })).status).toBe(201);
     expect((await c.post('/api/v1/save', { path: dxfFile })).status).toBe(200);
-    for (const [out, extra] of [['cli.pdf', []], ['cli.svg', ['--paper', 'A3']], ['cli-{page}.png', ['--all', '--dpi', '30']]] as const) {
+    for (const [out, extra] of [['cli.pdf', []], ['cli-all.pdf', ['--all']], ['cli.svg', ['--paper', 'A3']], ['cli-{page}.png', ['--all', '--dpi', '30']]] as const) {
       const p = spawnCli(['plot', dxfFile, join(dir, out), ...extra]);
       const { code } = await p.exited;
       expect(code, p.stderr()).toBe(0);
       expect(p.stdout()).toContain(join(dir, out.replace('{page}', 'Model')));
     }
-    expect(readFileSync(join(dir, 'cli.pdf')).subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    const pdf = readFileSync(join(dir, 'cli.pdf')).toString('latin1');
+    expect(pdf.startsWith('%PDF-')).toBe(true);
+    expect(pdf).toMatch(/\/Subtype \/Image/);
+    expect(pdf).toMatch(/\/FontFile2/);
+    const pages = readFileSync(join(dir, 'cli-all.pdf')).toString('latin1').match(/\/Type \/Page\b(?!s)/g) ?? [];
+    expect(pages).toHaveLength((await c.post('/api/v1/layout_list', {})).json.result.layouts.length);
     expect(readFileSync(join(dir, 'cli.svg'), 'utf8')).toMatch(/width="420mm"/);
     expect(existsSync(join(dir, 'cli-Sheet A.png'))).toBe(true);
     const bad = spawnCli(['plot', join(dir, 'cli.dxf')]);
