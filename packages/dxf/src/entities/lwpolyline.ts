@@ -23,6 +23,8 @@ function expectedMask(p: LwPoint): number {
   return (p[2] !== 0 || p[3] !== 0 ? 1 : 0) | (p[4] !== 0 ? 2 : 0);
 }
 
+const scratch: LwPoint[] = [];
+
 function readVertices(tags: TagSource, i: number, rec: DxfRecord, state: Record<string, unknown>): number {
   const code = tags.code(i);
   if (code === 90) {
@@ -31,7 +33,10 @@ function readVertices(tags: TagSource, i: number, rec: DxfRecord, state: Record<
     return i + 1;
   }
   if (code !== 10 || state.verticesDone) return -1;
-  const points: LwPoint[] = [];
+  // vertices are collected in a list used over and over, then copied to one of their number:
+  // a list grown by push keeps room for 17 of them, which a million polylines keep for good
+  const points = scratch;
+  let count = 0;
   // layouts and ids are rare: their lists are made when the first vertex needs them
   let layout: number[] | undefined;
   let ids: number[] | undefined;
@@ -65,13 +70,15 @@ function readVertices(tags: TagSource, i: number, rec: DxfRecord, state: Record<
       } else break;
     }
     const p: LwPoint = [x, y, sw, ew, b];
-    if (!layout && mask !== expectedMask(p)) layout = points.map(expectedMask);
-    if (!ids && hasId) ids = points.map(() => 0);
-    points.push(p);
+    if (!layout && mask !== expectedMask(p)) layout = points.slice(0, count).map(expectedMask);
+    if (!ids && hasId) ids = points.slice(0, count).map(() => 0);
+    points[count++] = p;
     layout?.push(mask);
     ids?.push(id);
   }
-  rec.attrs.points = points;
+  rec.attrs.points = points.slice(0, count);
+  // (the list keeps no long polyline's vertices alive; a short one's few are left to be overwritten)
+  if (count > 64) points.length = 0;
   if (layout) rec.attrs.vertex_tags = layout;
   if (ids) rec.attrs.vertex_ids = ids;
   state.verticesDone = true;
