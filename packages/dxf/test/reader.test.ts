@@ -117,6 +117,7 @@ describe('fixtures', () => {
     const bytes = Buffer.from(writeDxf(doc));
     const crlf = Buffer.from(bytes.toString('latin1').replace(/\n/g, '\r\n'), 'latin1');
     expect(crlf.length).toBeGreaterThan(3 << 20);
+    const attrs = (d: typeof doc) => d.modelSpace().entities.map((e) => [e.handle, e.attrs]);
     const dir = mkdtempSync(join(tmpdir(), 'lw-read-'));
     try {
       for (const b of [bytes, crlf]) {
@@ -124,10 +125,15 @@ describe('fixtures', () => {
         writeFileSync(path, b);
         const fromPath = await readDxf(path);
         const whole = readDxfSync(b);
-        const attrs = (d: typeof whole) => d.modelSpace().entities.map((e) => [e.handle, e.attrs]);
         expect(attrs(fromPath)).toEqual(attrs(whole));
         expect(attrs(whole)).toEqual(attrs(doc));
       }
+      // reading stops at EOF, and at a bad line, with the next buffer's read under way
+      const junk = Buffer.alloc(3 << 20, 'x');
+      writeFileSync(join(dir, 'after-eof.dxf'), Buffer.concat([bytes, junk]));
+      expect(attrs(await readDxf(join(dir, 'after-eof.dxf')))).toEqual(attrs(doc));
+      writeFileSync(join(dir, 'bad.dxf'), Buffer.concat([bytes.subarray(0, 1 << 20), Buffer.from('\nabc\ndef\n'), junk]));
+      await expect(readDxf(join(dir, 'bad.dxf'))).rejects.toThrow(DxfError);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -97,22 +97,32 @@ export async function pumpInput(input: DxfInput, sink: ScannerAwareSink, onDiagn
 }
 
 /**
- * Reads a file into one buffer used over and over (the scanners keep no view of a chunk past its
- * `feed`): a stream's fresh megabyte per chunk was memory the process had to be given anew each time.
+ * Reads a file into two buffers used in turn (the scanners keep no view of a chunk past its
+ * `feed`): a stream's fresh megabyte per chunk was memory the process had to be given anew each
+ * time. The next chunk is read while one is scanned.
  */
 async function pumpFile(path: string, sink: ScannerAwareSink, onDiagnostic: (d: Diagnostic) => void): Promise<void> {
   const file = await open(path, 'r');
+  let reading: Promise<{ bytesRead: number }> | null = null;
   try {
     const pump = new InputPump(sink, onDiagnostic);
-    const buf = Buffer.allocUnsafeSlow(SLICE);
+    const bufs = [Buffer.allocUnsafeSlow(SLICE), Buffer.allocUnsafeSlow(SLICE)];
+    let k = 0;
+    reading = file.read(bufs[0]!, 0, SLICE, null);
     for (;;) {
-      const { bytesRead } = await file.read(buf, 0, SLICE, null);
+      const { bytesRead } = await reading;
+      reading = null;
       if (bytesRead === 0) break;
-      pump.push(buf.subarray(0, bytesRead));
+      const chunk = bufs[k]!.subarray(0, bytesRead);
+      k ^= 1;
+      reading = file.read(bufs[k]!, 0, SLICE, null);
+      pump.push(chunk);
       if (pump.finished) break;
     }
     pump.end();
   } finally {
+    // a read still under way (EOF seen, or the scan failed) ends before the file is closed
+    if (reading) await reading.catch(() => undefined);
     await file.close();
   }
 }
