@@ -475,6 +475,23 @@ describe('MULTILEADER', () => {
     expect(texts[0]!.color).toBe(0x000000);
   });
 
+  it('frames the text the landing gap away from it when the entity asks for a text frame (292)', async () => {
+    const doc = await newDoc();
+    const text: Array<[number, string]> = [[290, '1'], [304, 'NOTE'], [12, '20.5'], [22, '11.25'], [32, '0'], [13, '1'], [23, '0'], [33, '0'], [43, '0'], [171, '1'], [90, BY_BLOCK], [296, '0']];
+    doc.addEntity({ kind: 'entity', type: 'MULTILEADER', handle: '', owner: '', attrs: { layer: '0' }, extra: { '': mleaderTags(text, [[292, '1']]) } });
+    const list = renderLayout(doc);
+    const frames = list.prims.filter((p): p is PolylinePrim => p.kind === 'polyline' && p.closed);
+    expect(frames).toHaveLength(1);
+    const xs = frames[0]!.pts.filter((_, i) => i % 2 === 0);
+    const ys = frames[0]!.pts.filter((_, i) => i % 2 === 1);
+    const text0 = list.prims.find((p): p is TextPrim => p.kind === 'text')!;
+    // the landing gap (145: 0.5) around the text, whose top-left corner is the text location
+    expect(Math.min(...xs)).toBeCloseTo(20.5 - 0.5, 9);
+    expect(Math.max(...ys)).toBeCloseTo(11.25 + 0.5, 6);
+    expect(Math.max(...xs)).toBeGreaterThan(text0.x + text0.width);
+    expect(Math.min(...ys)).toBeLessThan(text0.y);
+  });
+
   it('draws block content scaled and rotated at its location, and no lines when the leader type is 0', async () => {
     const doc = await newDoc();
     const block = doc.addBlock('MARK', [0, 0, 0]);
@@ -607,5 +624,18 @@ describe('POLYLINE meshes', () => {
     // 3 rows of 2 vertices, then 2 columns of 3: no point of the 100-unit control frame
     expect(lines[0]!.pts).toEqual([0, 0, 0, 10, 10, 0, 10, 10, 20, 0, 20, 10, 0, 0, 10, 0, 20, 0, 0, 10, 10, 10, 20, 10]);
     expect(lines[0]!.breaks).toEqual([2, 4, 6, 9]);
+  });
+});
+
+describe('MTEXT text frame', () => {
+  it('draws a frame around the text when the background flags have bit 16, none without', async () => {
+    const doc = await newDoc('AC1032');
+    add(doc, 'MTEXT', { insert: [0, 10, 0], char_height: 2, text: 'framed', bg_fill: 16, box_fill_scale: 1.5 });
+    add(doc, 'MTEXT', { insert: [0, 30, 0], char_height: 2, text: 'plain' });
+    const frames = renderLayout(doc).prims.filter((p): p is PolylinePrim => p.kind === 'polyline' && p.closed);
+    expect(frames).toHaveLength(1);
+    const ys = frames[0]!.pts.filter((_, i) => i % 2 === 1);
+    // around the first text only: top at its insertion point plus the gap (0.25 of the height)
+    expect(Math.max(...ys)).toBeCloseTo(10.5, 9);
   });
 });

@@ -25,6 +25,9 @@ export interface MLeaderData {
   arrowHandle: string;
   arrowSize: number;
   doglegEnabled: boolean;
+  /** Whether the text has a frame (entity code 292), drawn the landing gap away from it. */
+  textFrame: boolean;
+  landingGap: number;
   branches: MLeaderBranch[];
   text: {
     content: string;
@@ -61,7 +64,7 @@ export function readMLeader(rec: DxfRecord): MLeaderData | null {
   const tags = allTags(rec);
   let i = tags.findIndex(([c, v]) => c === 100 && v === 'AcDbMLeader');
   if (i < 0) return null;
-  const out: MLeaderData = { lineType: 1, lineColor: BY_LAYER, arrowHandle: '', arrowSize: 0, doglegEnabled: true, branches: [], text: null, block: null };
+  const out: MLeaderData = { lineType: 1, lineColor: BY_LAYER, arrowHandle: '', arrowSize: 0, doglegEnabled: true, textFrame: false, landingGap: 0, branches: [], text: null, block: null };
   const ctx = {
     arrowSize: 0,
     hasText: false,
@@ -131,6 +134,9 @@ export function readMLeader(rec: DxfRecord): MLeaderData | null {
         case 140:
           ctx.arrowSize = Number(value);
           break;
+        case 145:
+          out.landingGap = Number(value);
+          break;
         case 41:
           ctx.textHeight = Number(value);
           break;
@@ -197,6 +203,9 @@ export function readMLeader(rec: DxfRecord): MLeaderData | null {
         break;
       case 291:
         out.doglegEnabled = value.trim() !== '0';
+        break;
+      case 292:
+        out.textFrame = value.trim() === '1';
         break;
       case 343:
         entityTextStyle = value;

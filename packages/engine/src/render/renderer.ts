@@ -709,7 +709,7 @@ function drawMultiLeader(ctx: Ctx, e: Entity, p: Props, m: Mat): void {
       ...(t.width > 0 ? { width: t.width } : {}),
       ...(style ? { style } : {}),
     };
-    drawMText(ctx, { ...base, type: 'MTEXT', attrs }, { ...p, color: mleaderColor(ctx, t.color, p) }, m);
+    drawMText(ctx, { ...base, type: 'MTEXT', attrs }, { ...p, color: mleaderColor(ctx, t.color, p) }, m, ml.textFrame ? Math.max(0, ml.landingGap) : undefined);
   }
   if (ml.block) {
     const b = ml.block;
@@ -1100,7 +1100,11 @@ function drawText(ctx: Ctx, e: Entity, p: Props, m0: Mat): void {
   });
 }
 
-function drawMText(ctx: Ctx, e: Entity, p: Props, m0: Mat): void {
+/**
+ * `frameGap`: draw a frame this far around the text (MULTILEADER text frames); an MTEXT whose
+ * background flags ask for a text frame (bit 16) gets one too.
+ */
+function drawMText(ctx: Ctx, e: Entity, p: Props, m0: Mat, frameGap?: number): void {
   const raw = str(e, 'text', '');
   if (!raw) return;
   const st = styleOf(ctx, e);
@@ -1131,6 +1135,23 @@ function drawMText(ctx: Ctx, e: Entity, p: Props, m0: Mat): void {
   const m = mul(m0, local);
   const paras = parseMText(raw, h, st.font, ctx.background);
   const pieces = layoutMText(paras, h, width, attach, spacing);
+  const gap = frameGap ?? ((num(e, 'bg_fill', 0) & 16) !== 0 ? (h * Math.max(0, num(e, 'box_fill_scale', 1.5) - 1)) / 2 : undefined);
+  if (gap !== undefined && pieces.length) {
+    let x0 = Infinity;
+    let x1 = -Infinity;
+    let y0 = Infinity;
+    let y1 = -Infinity;
+    for (const pc of pieces) {
+      x0 = Math.min(x0, pc.x);
+      x1 = Math.max(x1, pc.x + pc.width);
+      // the frame holds cap height and descenders
+      y0 = Math.min(y0, pc.y - pc.height * 0.25);
+      y1 = Math.max(y1, pc.y + pc.height);
+    }
+    const pts: number[] = [];
+    for (const [x, y] of [[x0 - gap, y0 - gap], [x1 + gap, y0 - gap], [x1 + gap, y1 + gap], [x0 - gap, y1 + gap]] as const) pushPt(pts, m, x, y, 0);
+    emitPolyline(ctx, { ...p, ltype: 'CONTINUOUS' }, m, pts, true);
+  }
   for (const pc of pieces) {
     if (pc.bar) {
       const pts: number[] = [];
