@@ -195,7 +195,7 @@ describe('POST /preview', () => {
 describe('linework plot', () => {
   it('plots a saved drawing from the command line', async () => {
     const dxfFile = join(dir, 'cli.dxf');
-    // an image too: PDFs are written on a worker thread, which must get it (and its pixels) across
+    // an image too: the PDF embeds its pixels
     expect((await c.post('/api/v1/images', { path: rel('logo.png'), insert: [10, 10], width: 40 })).status).toBe(201);
     expect((await c.post('/api/v1/save', { path: dxfFile })).status).toBe(200);
     for (const [out, extra] of [['cli.pdf', []], ['cli-all.pdf', ['--all']], ['cli.svg', ['--paper', 'A3']], ['cli-{page}.png', ['--all', '--dpi', '30']]] as const) {

@@ -4,9 +4,8 @@
 import { dirname, resolve as resolvePath } from 'node:path';
 import { dxf } from '../dxf.js';
 import { OpError } from '../protocol.js';
-import { startPdfThread, type PdfThread } from './pdf-thread.js';
 import type { PlotFormat, PlotOptions } from './plot.js';
-import { formatOf, plot } from './plot.js';
+import { plot } from './plot.js';
 
 export interface CliIo {
   stdout: { write(s: string): unknown };
@@ -25,7 +24,6 @@ OUT may contain {page}, replaced by each layout's name (one file per page).`;
 /** Runs the plot subcommand; resolves to the process exit code. */
 export async function plotCommand(args: string[], io: CliIo): Promise<number> {
   const pos: string[] = [];
-  let pdfThread: PdfThread | undefined;
   const o: Partial<PlotOptions> & { all?: boolean } = {};
   try {
     for (let i = 0; i < args.length; i++) {
@@ -58,8 +56,6 @@ export async function plotCommand(args: string[], io: CliIo): Promise<number> {
       return 2;
     }
     const [input, output] = pos as [string, string];
-    // pdfkit loads on another thread while this one reads the drawing
-    if (formatOf(output, o.format) === 'pdf') pdfThread = startPdfThread();
     const doc = await dxf.readDxf(resolvePath(input));
     const tty = Boolean(io.stderr.isTTY);
     let shown = false;
@@ -73,7 +69,6 @@ export async function plotCommand(args: string[], io: CliIo): Promise<number> {
       width: o.width,
       height: o.height,
       baseDir: dirname(resolvePath(input)),
-      ...(pdfThread ? { pdfWriter: pdfThread.write } : {}),
       onPage: (done, total, name) => {
         if (!tty || total < 2) return;
         const cols = Math.max(10, Math.min(40, (io.stderr.columns ?? 80) - 30));
@@ -93,7 +88,5 @@ export async function plotCommand(args: string[], io: CliIo): Promise<number> {
     const e = err as Error & { code?: string };
     io.stderr.write(`linework plot: ${e.message}\n`);
     return e instanceof OpError && e.code === 'invalid_request' ? 2 : 1;
-  } finally {
-    await pdfThread?.close();
   }
 }

@@ -8,7 +8,7 @@ import { OpError } from '../protocol.js';
 import type { Bounds, DisplayList } from '../render/display-list.js';
 import { boundsValid } from '../render/display-list.js';
 import type { Page } from '../render/page.js';
-import { pagesToPdf, type PdfOptions } from '../render/pdf.js';
+import { pagesToPdf } from '../render/pdf.js';
 import { pageToPng } from '../render/png.js';
 import { findLayout } from '../render/layouts.js';
 import { renderLayout } from '../render/renderer.js';
@@ -37,11 +37,7 @@ export interface PlotOptions {
   baseDir?: string;
   /** Called after each page is rendered (progress bars). */
   onPage?: (done: number, total: number, layout: string) => void;
-  /** Writes PDF bytes for pages (default: pagesToPdf in this thread; the CLI uses a worker). */
-  pdfWriter?: PdfWriter;
 }
-
-export type PdfWriter = (pages: Page[], opts: PdfOptions) => Promise<Uint8Array>;
 
 export interface PlottedPage {
   layout: string;
@@ -175,7 +171,7 @@ export function layoutPage(doc: DocumentApi, layoutName: string, list: DisplayLi
   return { page: { name, list, width: W, height: H, toPaper }, paper: paperName(W, H), scale };
 }
 
-export function formatOf(path: string, format?: string): PlotFormat {
+function formatOf(path: string, format?: string): PlotFormat {
   if (format !== undefined) {
     const f = format.toLowerCase();
     if (f === 'pdf' || f === 'svg' || f === 'png') return f;
@@ -186,10 +182,8 @@ export function formatOf(path: string, format?: string): PlotFormat {
   throw new OpError('invalid_request', `cannot tell the format from ${JSON.stringify(path)}: give format (pdf, svg, png) or use one of those extensions`);
 }
 
-const pagesToPdfHere: PdfWriter = pagesToPdf;
-
 /** Writes a file atomically (temporary file in the same folder, then rename). */
-export function writeAtomic(path: string, data: Uint8Array | string): void {
+export function writeAtomic(path: string, data: Buffer | string): void {
   try {
     mkdirSync(dirname(path), { recursive: true });
   } catch {
@@ -268,7 +262,6 @@ export async function plot(doc: DocumentApi, opts: PlotOptions): Promise<PlotRes
     layout: p.page.name, file, paper: p.paper, width: round2(p.page.width), height: round2(p.page.height), scale: p.scale,
   });
   if (format === 'pdf') {
-    const pagesToPdf = opts.pdfWriter ?? pagesToPdfHere;
     if (perPage) {
       for (const p of pages) {
         const file = fileFor(p.page.name);
