@@ -1,7 +1,8 @@
 // MULTILEADER (MLEADER) read from its tags for drawing. The dxf package keeps the entity's tags
 // verbatim (no declaration: its CONTEXT_DATA / LEADER / LEADER_LINE groups reuse group codes with
 // other meanings at each level), so this reads them with a small state machine over the levels.
-import type { DxfRecord, Tag } from '../dxf.js';
+import type { DxfRecord } from '../dxf.js';
+import { rawTags } from './records.js';
 
 export interface MLeaderLine {
   /** Vertices from the arrow end towards the landing. */
@@ -51,17 +52,9 @@ export interface MLeaderData {
 
 const BY_LAYER = 0xc0000000 | 0;
 
-function allTags(rec: DxfRecord): Tag[] {
-  const extra = rec.extra;
-  if (!extra) return [];
-  const keys = Object.keys(extra);
-  if (keys.length === 1) return extra[keys[0]!]!;
-  return keys.flatMap((k) => extra[k]!);
-}
-
 /** The entity's leader and content data; null when it has no AcDbMLeader part. */
 export function readMLeader(rec: DxfRecord): MLeaderData | null {
-  const tags = allTags(rec);
+  const tags = rawTags(rec);
   let i = tags.findIndex(([c, v]) => c === 100 && v === 'AcDbMLeader');
   if (i < 0) return null;
   const out: MLeaderData = { lineType: 1, lineColor: BY_LAYER, arrowHandle: '', arrowSize: 0, doglegEnabled: true, textFrame: false, landingGap: 0, branches: [], text: null, block: null };

@@ -12,8 +12,11 @@ const FALLBACK_CODES: Record<string, number> = {
   layer: 8, color: 62, linetype: 6, lineweight: 370, ltscale: 48, true_color: 420, invisible: 60,
 };
 
-function allTags(rec: DxfRecord): Tag[] | null {
-  if (!rec.extra) return null;
+const NO_TAGS: readonly Tag[] = [];
+
+/** The tags of a record kept undeclared, subclass by subclass in file order (read only). */
+export function rawTags(rec: DxfRecord): readonly Tag[] {
+  if (!rec.extra) return NO_TAGS;
   const keys = Object.keys(rec.extra);
   if (keys.length === 1) return rec.extra[keys[0]!]!;
   const out: Tag[] = [];
@@ -23,25 +26,20 @@ function allTags(rec: DxfRecord): Tag[] | null {
 
 /** Raw tag value of a code (first occurrence), or undefined. */
 export function rawValue(rec: DxfRecord, code: number): string | undefined {
-  const tags = allTags(rec);
-  if (!tags) return undefined;
-  for (const t of tags) if (t[0] === code) return t[1];
+  for (const t of rawTags(rec)) if (t[0] === code) return t[1];
   return undefined;
 }
 
 /** All raw values of a code, in order. */
 export function rawValues(rec: DxfRecord, code: number): string[] {
-  const tags = allTags(rec);
   const out: string[] = [];
-  if (tags) for (const t of tags) if (t[0] === code) out.push(t[1]);
+  for (const t of rawTags(rec)) if (t[0] === code) out.push(t[1]);
   return out;
 }
 
 export function rawPoint(rec: DxfRecord, code: number): number[] | undefined {
-  const tags = allTags(rec);
-  if (!tags) return undefined;
   let x: number | undefined, y: number | undefined, z = 0;
-  for (const t of tags) {
+  for (const t of rawTags(rec)) {
     if (t[0] === code && x === undefined) x = parseFloat(t[1]);
     else if (t[0] === code + 10 && y === undefined) y = parseFloat(t[1]);
     else if (t[0] === code + 20) {

@@ -4,7 +4,7 @@
 // into paper space and clipped to their frames.
 import { existsSync } from 'node:fs';
 import { basename, extname, isAbsolute, join, resolve as resolvePath } from 'node:path';
-import type { Block, DocumentApi, DxfRecord, Entity, TableEntry, Tag } from '../dxf.js';
+import type { Block, DocumentApi, DxfRecord, Entity, TableEntry } from '../dxf.js';
 import { flatten } from '../dxf.js';
 import type { Rgb } from './colors.js';
 import { aciToRgb } from './colors.js';
@@ -19,7 +19,7 @@ import {
 import { hatchPatternLines, hatchRings, patternSegments } from './hatch.js';
 import type { PatternBudget } from './hatch.js';
 import { dashArray, ltypePattern } from './linetype.js';
-import { attr, num, pt, rawPoint, rawValue, rawValues, rgbOf, str } from './records.js';
+import { attr, num, pt, rawPoint, rawTags, rawValue, rawValues, rgbOf, str } from './records.js';
 import { readMLeader } from './mleader.js';
 import { arcAxes, proxyGraphicsBytes, readProxyGraphics } from './proxy-graphics.js';
 import { GDT_GLYPHS, parseTolerance } from './tolerance.js';
@@ -344,19 +344,12 @@ interface MLineStyle {
   elements: MLineElement[];
 }
 
-/** The tags of a record kept undeclared, subclass by subclass in file order. */
-function allRawTags(rec: DxfRecord): Tag[] {
-  const out: Tag[] = [];
-  for (const k of Object.keys(rec.extra ?? {})) for (const t of rec.extra![k]!) out.push(t);
-  return out;
-}
-
 /** Vertices of an MLINE from its tags (11 location, 12 direction, 13 miter, 74/41 element parameters). */
 function mlineVertices(e: DxfRecord): MLineVertex[] {
   const out: MLineVertex[] = [];
   let cur: MLineVertex | null = null;
   let params: number[] | null = null;
-  for (const [code, raw] of allRawTags(e)) {
+  for (const [code, raw] of rawTags(e)) {
     const v = Number(raw);
     if (code === 11) {
       cur = { loc: [v, 0, 0], miter: [0, 1, 0], params: [] };
@@ -387,7 +380,7 @@ function mlineStyle(ctx: Ctx, e: DxfRecord): MLineStyle | null {
   const style: MLineStyle = { flags: 0, fill: 256, elements: [] };
   let inElements = false;
   let el: MLineElement | null = null;
-  for (const [code, raw] of allRawTags(rec)) {
+  for (const [code, raw] of rawTags(rec)) {
     if (code === 70 && !inElements) style.flags = Number(raw) | 0;
     else if (code === 62 && !inElements) style.fill = Number(raw) | 0;
     else if (code === 71) inElements = true;
@@ -531,6 +524,12 @@ function dimVar(e: DxfRecord, style: DxfRecord | undefined, code: number): strin
   return style ? rawValue(style, code) : undefined;
 }
 
+/** DIMSCALE of an entity (its override, else its style's); 1 when unset or not positive. */
+function dimScale(e: DxfRecord, style: DxfRecord | undefined): number {
+  const scale = Number(dimVar(e, style, 40) ?? 1);
+  return scale > 0 ? scale : 1;
+}
+
 /** Half the width of the closed arrows at unit length (ezdxf's and AutoCAD's 18.92 degree arrow). */
 const ARROW_HALF = Math.sin(((18.924644 / 2) * Math.PI) / 180);
 
@@ -602,18 +601,15 @@ function arrowShape(name: string): { strokes: number[][]; fill: number[][]; clos
 function drawLeaderArrow(ctx: Ctx, e: Entity, p: Props, m: Mat, vs: number[][]): void {
   const style = dimStyle(ctx, str(e, 'dimstyle', 'Standard'));
   const metric = !ctx.imperial;
-  let scale = Number(dimVar(e, style, 40) ?? 1);
-  if (!(scale > 0)) scale = 1;
+  const scale = dimScale(e, style);
   const asz = Number(dimVar(e, style, 41) ?? (metric ? 2.5 : 0.18));
   const size = (Number.isFinite(asz) ? asz : 0) * scale;
   if (!(size > 0)) return;
   let name = '';
   const modern = ctx.doc.version >= 'AC1015';
   const handle = modern ? dimVar(e, style, 341) : undefined;
-  if (handle && handle !== '0') {
-    const rec = ctx.doc.get(handle);
-    if (rec) name = str(rec, 'name', '');
-  } else if (!modern) name = dimVar(e, style, 5) ?? '';
+  if (handle && handle !== '0') name = recordName(ctx, handle);
+  else if (!modern) name = dimVar(e, style, 5) ?? '';
   drawArrowhead(ctx, p, m, vs[0]!, vs[1]!, size, name, 'LEADER');
 }
 
@@ -812,8 +808,7 @@ function drawTolerance(ctx: Ctx, e: Entity, p: Props, m: Mat): void {
   if (!raw) return;
   const style = dimStyle(ctx, rawValue(e, 3) ?? 'Standard');
   const metric = !ctx.imperial;
-  let scale = Number(dimVar(e, style, 40) ?? 1);
-  if (!(scale > 0)) scale = 1;
+  const scale = dimScale(e, style);
   const txt = Number(dimVar(e, style, 140) ?? NaN);
   const th = (txt > 0 ? txt : metric ? 2.5 : 0.18) * scale;
   const gap = Math.abs(Number(dimVar(e, style, 147) ?? NaN));
