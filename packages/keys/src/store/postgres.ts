@@ -96,6 +96,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     hashList: (hashes) => hashes,
     countInOneTransaction: false,
     relaxedCountCommit: true,
+    verifyBatchesInFlight: 3,
   });
   for (const text of store.hotStatements()) hot.add(text);
   return store;

@@ -94,5 +94,6 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<KeyS
     hashList: (hashes) => JSON.stringify(hashes),
     countInOneTransaction: true,
     relaxedCountCommit: false,
+    verifyBatchesInFlight: 1,
   });
 }

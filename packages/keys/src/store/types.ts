@@ -98,6 +98,8 @@ export type Dialect = 'sqlite' | 'postgres';
 
 export interface KeyStore {
   readonly dialect: Dialect;
+  /** How many verification batches may count at once (see VerificationBatcher). */
+  readonly verifyBatchesInFlight: number;
   /** Runs `work` in one transaction: everything it wrote commits together or not at all. */
   transaction<T>(work: (tx: KeyStoreTx) => Promise<T>): Promise<T>;
   /** The owner's keys, newest first. */
