@@ -136,6 +136,11 @@ export function pushPt(out: number[], m: Mat, x: number, y: number, z: number): 
 }
 
 /** Number of segments for an arc of radius r (display units) and sweep (radians) at tolerance tol. */
+/** Appends points ([x, y] or [x, y, z]) mapped through m. */
+export function pushPts(out: number[], m: Mat, points: readonly (readonly number[])[]): void {
+  for (const q of points) pushPt(out, m, q[0]!, q[1]!, q[2] ?? 0);
+}
+
 export function arcSegments(r: number, sweep: number, tol: number): number {
   const a = Math.abs(sweep);
   if (!(r > 0) || !(a > 0)) return 1;

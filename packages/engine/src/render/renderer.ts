@@ -13,7 +13,7 @@ import { boundsValid, emptyBounds } from './display-list.js';
 import { fontMetrics } from './font.js';
 import type { Mat } from './geom.js';
 import {
-  arcSegments, det2, identity, isDefaultExtrusion, matFrom, meanScale, mul, ocsMatrix, pushArc, pushBulge, pushEllipse, pushPt, pushSpline,
+  arcSegments, det2, identity, isDefaultExtrusion, matFrom, meanScale, mul, ocsMatrix, pushArc, pushBulge, pushEllipse, pushPt, pushPts, pushSpline,
   rotationZ, scaleOf, scaling, translation,
 } from './geom.js';
 import { hatchPatternLines, hatchRings, patternSegments } from './hatch.js';
@@ -644,8 +644,11 @@ function drawArrowhead(ctx: Ctx, p: Props, m: Mat, tip: readonly number[], from:
 
 // ---- MULTILEADER -----------------------------------------------------------------------------------
 
-/** A raw MLEADER colour as drawn: ByLayer and ByBlock take the entity's resolved colour. */
-function mleaderColor(ctx: Ctx, raw: number, p: Props): Rgb {
+/**
+ * A packed colour as MULTILEADER and proxy graphics store it (high byte 0xC0 ByLayer, 0xC1 ByBlock,
+ * 0xC2 RGB, 0xC3 ACI), as drawn: ByLayer and ByBlock take the entity's resolved colour.
+ */
+function packedColor(ctx: Ctx, raw: number, p: Props): Rgb {
   const kind = (raw >>> 24) & 0xff;
   if (kind === 0xc2) return raw & 0xffffff;
   if (kind === 0xc3) return aciToRgb(raw & 0xff, ctx.background);
@@ -668,7 +671,7 @@ function drawMultiLeader(ctx: Ctx, e: Entity, p: Props, m: Mat): void {
     skip(ctx, 'MULTILEADER');
     return;
   }
-  const lp: Props = { ...p, color: mleaderColor(ctx, ml.lineColor, p) };
+  const lp: Props = { ...p, color: packedColor(ctx, ml.lineColor, p) };
   const arrow = recordName(ctx, ml.arrowHandle);
   if (ml.lineType !== 0) {
     for (const branch of ml.branches) {
@@ -676,7 +679,7 @@ function drawMultiLeader(ctx: Ctx, e: Entity, p: Props, m: Mat): void {
         const vs = branch.landing ? [...line.vertices, branch.landing] : line.vertices;
         if (vs.length < 2) continue;
         const pts: number[] = [];
-        for (const q of vs) pushPt(pts, m, q[0]!, q[1]!, q[2] ?? 0);
+        pushPts(pts, m, vs);
         emitPolyline(ctx, lp, m, pts, false);
         if (ml.arrowSize > 0) drawArrowhead(ctx, lp, m, vs[0]!, vs[1]!, ml.arrowSize, arrow, 'MULTILEADER');
       }
@@ -705,7 +708,7 @@ function drawMultiLeader(ctx: Ctx, e: Entity, p: Props, m: Mat): void {
       ...(t.width > 0 ? { width: t.width } : {}),
       ...(style ? { style } : {}),
     };
-    drawMText(ctx, { ...base, type: 'MTEXT', attrs }, { ...p, color: mleaderColor(ctx, t.color, p) }, m, ml.textFrame ? Math.max(0, ml.landingGap) : undefined);
+    drawMText(ctx, { ...base, type: 'MTEXT', attrs }, { ...p, color: packedColor(ctx, t.color, p) }, m, ml.textFrame ? Math.max(0, ml.landingGap) : undefined);
   }
   if (ml.block) {
     const b = ml.block;
@@ -713,7 +716,7 @@ function drawMultiLeader(ctx: Ctx, e: Entity, p: Props, m: Mat): void {
     if (!name) skip(ctx, 'MULTILEADER(no block)');
     else {
       const attrs = { layer: p.layer, name, insert: b.location, xscale: b.scale[0], yscale: b.scale[1], zscale: b.scale[2], rotation: (b.rotation * 180) / Math.PI };
-      drawInsert(ctx, { ...base, type: 'INSERT', attrs }, { ...p, color: mleaderColor(ctx, b.color, p) }, m, null);
+      drawInsert(ctx, { ...base, type: 'INSERT', attrs }, { ...p, color: packedColor(ctx, b.color, p) }, m, null);
     }
   }
 }
@@ -737,7 +740,7 @@ function drawProxyGraphics(ctx: Ctx, e: Entity, p: Props, m0: Mat): boolean {
         cp = { ...cp, color: it.aci > 0 && it.aci < 256 ? aciToRgb(it.aci, ctx.background) : p.color };
         break;
       case 'trueColor':
-        cp = { ...cp, color: mleaderColor(ctx, it.raw, p) };
+        cp = { ...cp, color: packedColor(ctx, it.raw, p) };
         break;
       case 'lineweight':
         cp = { ...cp, lw: it.value >= 0 ? it.value / 100 : p.lw };
@@ -756,7 +759,7 @@ function drawProxyGraphics(ctx: Ctx, e: Entity, p: Props, m0: Mat): boolean {
         break;
       case 'polyline': {
         const pts: number[] = [];
-        for (const q of it.pts) pushPt(pts, m, q[0]!, q[1]!, q[2]!);
+        pushPts(pts, m, it.pts);
         if (it.filled) emitPath(ctx, cp, [pts], null, false);
         else emitPolyline(ctx, cp, m, pts, it.closed);
         drawn = true;
@@ -1827,7 +1830,7 @@ function drawEntity(ctx: Ctx, e: Entity, m: Mat, parent: Inherit | null, fromVie
       const vs = attr(e, 'vertices');
       if (!Array.isArray(vs) || vs.length < 2) return;
       const pts: number[] = [];
-      for (const q of vs as number[][]) pushPt(pts, m, q[0]!, q[1]!, q[2] ?? 0);
+      pushPts(pts, m, vs as number[][]);
       emitPolyline(ctx, p, m, pts, false);
       if (num(e, 'has_arrowhead', 1) !== 0) drawLeaderArrow(ctx, e, p, m, vs as number[][]);
       return;
@@ -1861,7 +1864,7 @@ function drawSpline(ctx: Ctx, e: Entity, p: Props, m: Mat): void {
   try {
     for (const poly of flatten(e, ctx.tol / sc)) {
       const pts: number[] = [];
-      for (const q of poly) pushPt(pts, m, q[0]!, q[1]!, q[2] ?? 0);
+      pushPts(pts, m, poly);
       emitPolyline(ctx, p, m, pts, false);
     }
     return;
@@ -1876,7 +1879,7 @@ function drawSpline(ctx: Ctx, e: Entity, p: Props, m: Mat): void {
   if (Array.isArray(ctrl) && ctrl.length >= 2 && Array.isArray(knots)) {
     pushSpline(pts, m, num(e, 'degree', 3), ctrl, knots, Array.isArray(weights) && weights.length === ctrl.length ? weights : null, ctx.tol, sc);
   } else if (Array.isArray(fit) && fit.length >= 2) {
-    for (const q of fit) pushPt(pts, m, q[0]!, q[1]!, q[2] ?? 0);
+    pushPts(pts, m, fit);
   } else {
     skip(ctx, 'SPLINE');
     return;
