@@ -70,6 +70,13 @@ function latin1(b: Buffer, s: number, e: number): string {
   return b.toString('latin1', s, e);
 }
 
+/** Whether the latin1 bytes [start, end) spell `str`. */
+function bytesEqual(b: Buffer, start: number, end: number, str: string): boolean {
+  if (end - start !== str.length) return false;
+  for (let k = 0; k < str.length; k++) if (b[start + k] !== str.charCodeAt(k)) return false;
+  return true;
+}
+
 /**
  * The record being scanned. A value is either a string (`starts[i] < 0`: `strs[i]`) or, for the
  * ASCII scanner's plain-ASCII values, the bytes [starts[i], ends[i]) of `bytes`, made a string only
@@ -141,8 +148,7 @@ export class RecordBuffer implements TagRecord {
     if (start < 0) return this.strs[i] === s;
     const end = this.ends[i]!;
     const b = this.bytes;
-    let same = end - start === s.length;
-    for (let k = 0; same && k < s.length; k++) same = b[start + k] === s.charCodeAt(k);
+    const same = bytesEqual(b, start, end, s);
     if (!this.escapes || this.codes[i] === 0) return same;
     // bytes without a backslash have no escape: they are the value
     let slash = false;
@@ -173,16 +179,7 @@ export class RecordBuffer implements TagRecord {
       if (!slash || !this.escapes || code === 0) {
         const slot = (Math.imul(h, 0x9e3779b1) >>> (32 - CACHE_BITS));
         const had = this.cache[slot]!;
-        if (had.length === end - start) {
-          let same = true;
-          for (let k = 0; k < had.length; k++) {
-            if (had.charCodeAt(k) !== b[start + k]) {
-              same = false;
-              break;
-            }
-          }
-          if (same) return had;
-        }
+        if (bytesEqual(b, start, end, had)) return had;
         const s = latin1(b, start, end);
         this.cache[slot] = s;
         return s;
