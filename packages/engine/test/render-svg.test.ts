@@ -602,6 +602,23 @@ describe('proxy graphics', () => {
     expect(texts.map((t) => [t.text, t.x, t.y, t.height, t.color])).toEqual([['Hi', 1, 8, 1.5, 0xff0000]]);
   });
 
+  it('draws what precedes a cut or malformed command and stops there', async () => {
+    const whole = proxyBytes([
+      [6, Buffer.concat([int(2), doubles(0, 0, 0, 10, 0, 0)])],
+      [6, Buffer.concat([int(1000), doubles(0, 5, 0, 10, 5, 0)])], // claims 1000 vertices
+      [2, doubles(5, 5, 0, 2, 0, 0, 1)],
+    ]);
+    const cut = whole.subarray(0, whole.length - 20); // the circle's command is cut short as well
+    for (const bytes of [whole, cut]) {
+      const hex = bytes.toString('hex').toUpperCase();
+      const doc = await newDoc();
+      doc.addEntity({ kind: 'entity', type: 'ACAD_PROXY_ENTITY', handle: '', owner: '', attrs: { layer: '0' }, extra: { '': [[100, 'AcDbProxyEntity'], [92, String(bytes.length)], [310, hex]] } });
+      const list = renderLayout(doc);
+      expect(list.skipped).toEqual({});
+      expect(list.prims.filter((p): p is PolylinePrim => p.kind === 'polyline').map((p) => p.pts)).toEqual([[0, 0, 10, 0]]);
+    }
+  });
+
   it('still counts an unknown entity without proxy graphics as not drawn', async () => {
     const doc = await newDoc();
     doc.addEntity({ kind: 'entity', type: 'WIDGET', handle: '', owner: '', attrs: { layer: '0' }, extra: { '': [[100, 'AcDbWidget'], [10, '1']] } });
