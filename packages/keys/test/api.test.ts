@@ -752,6 +752,24 @@ function suite(backend: Backend) {
         socket.on('error', reject);
       });
       expect((await send(bodies[0]!, false)).status).toBe(200);
+      // Header names and the media type in any case, and `Expect`, are answered like the plain case.
+      const raw = (head: string, body: string) =>
+        new Promise<string>((resolve, reject) => {
+          let text = '';
+          const socket = connect(Number(url.port), url.hostname, () => {
+            socket.write(`POST ${url.pathname} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${head}Content-LENGTH: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+          });
+          socket.setEncoding('utf8');
+          socket.on('data', (d: string) => (text += d));
+          socket.on('end', () => resolve(text));
+          socket.on('error', reject);
+        });
+      for (const head of ['CONTENT-TYPE: Application/JSON\r\n', 'content-type: application/json;charset=UTF-8\r\nExpect: 100-continue\r\n']) {
+        const answer = (await raw(head, bodies[1]!)).replace(/^HTTP\/1\.1 100 Continue\r\n\r\n/, '');
+        expect(answer, head).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+        expect(answer.slice(answer.indexOf('\r\n\r\n') + 4), head).toBe((await send(bodies[1]!, true)).body);
+      }
+      expect(await raw('Content-Type: text/plain\r\n', bodies[1]!)).toMatch(/^HTTP\/1\.1 415 /);
     });
 
     it('adds exactly N to requestCount for N parallel verifications', async () => {
