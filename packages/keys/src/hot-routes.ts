@@ -33,30 +33,6 @@ export interface HotRouteOptions {
 
 const JSON_TYPES = new Set(['application/json', 'application/json; charset=utf-8', 'application/json;charset=utf-8']);
 
-/**
- * Whether the request announces a JSON body of known length within the limit, and nothing that
- * asks for more than reading it (chunked transfer, `Expect`). Reads the raw header list: node
- * builds `req.headers` on first use, which costs more than the rest of this check.
- */
-function plainJsonBody(raw: string[], bodyLimit: number): boolean {
-  let json = false;
-  let length = false;
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i]!;
-    // Only header names of these lengths matter; the others are skipped without a comparison.
-    if (name.length === 12 && name.toLowerCase() === 'content-type') {
-      if (json || !JSON_TYPES.has(raw[i + 1]!.toLowerCase())) return false;
-      json = true;
-    } else if (name.length === 14 && name.toLowerCase() === 'content-length') {
-      if (length || !(Number(raw[i + 1]) <= bodyLimit)) return false;
-      length = true;
-    } else if ((name.length === 17 && name.toLowerCase() === 'transfer-encoding') || (name.length === 6 && name.toLowerCase() === 'expect')) {
-      return false;
-    }
-  }
-  return json && length;
-}
-
 export function withHotRoutes(options: HotRouteOptions, next: RequestListener): RequestListener {
   const byPath = new Map<string, RouteSpec<any, any>>();
   for (const route of options.routes) {
@@ -71,7 +47,19 @@ export function withHotRoutes(options: HotRouteOptions, next: RequestListener): 
 
   return (req, res) => {
     const route = req.method === 'POST' ? byPath.get(req.url ?? '') : undefined;
-    if (route === undefined || options.closing() || !plainJsonBody(req.rawHeaders, bodyLimit)) {
+    const headers = req.headers;
+    const type = headers['content-type'];
+    const length = headers['content-length'];
+    if (
+      route === undefined ||
+      type === undefined ||
+      !JSON_TYPES.has(type.toLowerCase()) ||
+      length === undefined ||
+      !(Number(length) <= bodyLimit) ||
+      headers['transfer-encoding'] !== undefined ||
+      headers.expect !== undefined ||
+      options.closing()
+    ) {
       next(req, res);
       return;
     }
