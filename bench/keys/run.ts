@@ -6,7 +6,8 @@
  * Verification is measured in rounds that alternate the bare server and the service, and each
  * round's ratio is taken from two back-to-back measurements: on a shared machine the load from
  * other processes drifts over a run, and alternating keeps that drift out of the ratio. The table
- * gives medians over the rounds.
+ * gives medians over the rounds, and each server's CPU time per answered verification (from /proc):
+ * when both servers are CPU-bound, the ratio of those explains the ratio of the rates.
  *
  *   npx tsx bench/keys/run.ts [--duration=5] [--rounds=3] [--connections=8] [--quick]
  *
@@ -17,7 +18,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,7 +44,19 @@ const BARE = fileURLToPath(new URL('./bare-server.mjs', import.meta.url));
 
 interface Child {
   url: string;
+  pid: number;
   stop(): Promise<void>;
+}
+
+/** CPU time the process has used so far, in microseconds; NaN where /proc cannot tell (not Linux). */
+function cpuMicros(pid: number): number {
+  try {
+    // utime and stime, fields 14 and 15 of /proc/<pid>/stat, in clock ticks (100 per second on Linux)
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return NaN;
+  }
 }
 
 function startChild(args: string[], env: Record<string, string>): Promise<Child> {
@@ -61,6 +74,7 @@ function startChild(args: string[], env: Record<string, string>): Promise<Child>
         clearTimeout(timer);
         resolve({
           url: match[1]!,
+          pid: child.pid!,
           stop: () =>
             new Promise<void>((done) => {
               if (child.exitCode !== null) return done();
@@ -105,6 +119,8 @@ interface Measurement {
   p99: number;
   requests: number;
   failures: number;
+  /** CPU time of the measured server process per answered request, in microseconds. */
+  cpuUs?: number;
 }
 
 /** Exact latency percentiles (autocannon's own histogram rounds to whole milliseconds). */
@@ -130,9 +146,12 @@ async function load(options: Parameters<typeof autocannon>[0], seconds: number):
   };
 }
 
-async function measure(options: Parameters<typeof autocannon>[0]): Promise<Measurement> {
+async function measure(options: Parameters<typeof autocannon>[0], server?: Child): Promise<Measurement> {
   await load(options, WARMUP);
-  return load(options, DURATION);
+  const before = server ? cpuMicros(server.pid) : NaN;
+  const m = await load(options, DURATION);
+  if (server) m.cpuUs = (cpuMicros(server.pid) - before) / m.requests;
+  return m;
 }
 
 interface Row {
@@ -159,6 +178,7 @@ function medianOf(ms: Measurement[]): Measurement {
     rps: median(ms.map((m) => m.rps)),
     p50: median(ms.map((m) => m.p50)),
     p99: median(ms.map((m) => m.p99)),
+    cpuUs: median(ms.map((m) => m.cpuUs ?? NaN)),
     requests: ms.reduce((n, m) => n + m.requests, 0),
     failures: ms.reduce((n, m) => n + m.failures, 0),
   };
@@ -197,9 +217,11 @@ async function benchService(name: string, env: Record<string, string>, args: str
     const bares: Measurement[] = [];
     const ratios: number[] = [];
     for (let r = 0; r < ROUNDS; r++) {
-      const b = await measure(bareLoad);
+      const b = await measure(bareLoad, bare);
       const warm = await load(verifyLoad, WARMUP);
+      const before = cpuMicros(service.pid);
       const v = await load(verifyLoad, DURATION);
+      v.cpuUs = (cpuMicros(service.pid) - before) / v.requests;
       answered += warm.requests + v.requests;
       bares.push(b);
       rounds.push(v);
@@ -281,16 +303,20 @@ async function main(): Promise<void> {
       `${DURATION} s per measurement after ${WARMUP} s warm-up; medians over the rounds; ` +
       `${cpus().length} CPUs, Node ${process.version}; load generator and services in separate processes on this machine.\n`,
   );
-  console.log('| target | verify req/s | vs bare (per-round ratio) | verify p50 ms | verify p99 ms | creates/s | list(100 keys) p50 ms | list p99 ms | verifications counted |');
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|:---:|');
+  console.log('| target | verify req/s | vs bare (per-round ratio) | verify p50 ms | verify p99 ms | server CPU us/verification | creates/s | list(100 keys) p50 ms | list p99 ms | verifications counted |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|:---:|');
   for (const r of rows) {
     console.log(
-      `| ${r.target} | ${f(r.verify.rps)} | ${f(100 * (r.ratio ?? NaN))}% | ${f(r.verify.p50, 2)} | ${f(r.verify.p99, 2)} | ` +
+      `| ${r.target} | ${f(r.verify.rps)} | ${f(100 * (r.ratio ?? NaN))}% | ${f(r.verify.p50, 2)} | ${f(r.verify.p99, 2)} | ${f(r.verify.cpuUs ?? NaN, 1)} | ` +
         `${r.creates ? f(r.creates.rps) : '-'} | ${r.list ? f(r.list.p50, 2) : '-'} | ${r.list ? f(r.list.p99, 2) : '-'} | ` +
         `${r.uncounted === undefined ? '-' : countNote(r.uncounted)} |`,
     );
   }
   console.log(`\nBare node:http verification rates per round: ${bareRps.map((x) => f(x)).join(', ')} req/s (the spread is the machine's noise).`);
+  console.log(
+    'Server CPU is the measured server process alone (user + system time from /proc over the measured seconds, per answered request); ' +
+      "a database server's own time is not in it.",
+  );
   if (!POSTGRES_URL) console.log('\n(PostgreSQL skipped: set BENCH_POSTGRES_URL or TEST_POSTGRES_URL)');
   const failures = rows.flatMap((r) => [r.creates, r.verify, r.list].filter((m) => m && m.failures > 0).map((m) => `${r.target}: ${m!.failures} failed requests`));
   if (failures.length) console.log(`\nFailures: ${failures.join('; ')}`);
