@@ -130,15 +130,9 @@ export class KeyService {
    * answer still rests on a read made after the request arrived, and a valid answer is sent only once
    * its count is committed.
    */
-  verify(key: string, requested: string[] | undefined): Promise<VerifyOutcome> {
-    // Not async: one promise per verification (the batch's), not three; the hottest call there is.
-    let needed: string[];
-    try {
-      needed = requested && requested.length > 0 ? this.normalise(requested, false) : [];
-    } catch (err) {
-      return Promise.reject(err as Error);
-    }
-    if (!RAW_KEY_PATTERN.test(key)) return Promise.resolve({ valid: false, code: 'NOT_FOUND' });
+  async verify(key: string, requested: string[] | undefined): Promise<VerifyOutcome> {
+    const needed = requested && requested.length > 0 ? this.normalise(requested, false) : [];
+    if (!RAW_KEY_PATTERN.test(key)) return { valid: false, code: 'NOT_FOUND' };
     return this.verifier.submit(hashKey(key), needed);
   }
 

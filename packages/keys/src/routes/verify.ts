@@ -1,7 +1,7 @@
 import { quickVerifyBody, VerifyApiKeyBody, VerifyApiKeyResponse } from '../schemas.js';
 import type { VerifyOutcome } from '../verifier.js';
 import { errorResponses } from './responses.js';
-import { defineRoute, type RouteResult } from './route.js';
+import { defineRoute } from './route.js';
 
 /**
  * The serialised answer of each outcome. Verifications of one key counted in the same batch share
@@ -16,10 +16,6 @@ function answerOf(outcome: VerifyOutcome): string {
     answers.set(outcome, json);
   }
   return json;
-}
-
-function answered(outcome: VerifyOutcome): RouteResult {
-  return { status: 200, json: answerOf(outcome) };
 }
 
 /** Keys are credentials: the key in the body is all the caller presents, no token. */
@@ -37,7 +33,8 @@ export const verifyApiKey = defineRoute({
     200: { description: 'valid:true with the key identity, or valid:false with a code', schema: VerifyApiKeyResponse },
     ...errorResponses({ 400: 'Flattened validation error, or `Invalid API key permissions: ...`', 413: undefined }),
   },
-  handler(ctx) {
-    return ctx.deps.service.verify(ctx.body.key, ctx.body.permissions).then(answered);
+  async handler(ctx) {
+    const outcome = await ctx.deps.service.verify(ctx.body.key, ctx.body.permissions);
+    return { status: 200, json: answerOf(outcome) };
   },
 });
