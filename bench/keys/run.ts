@@ -129,7 +129,9 @@ function percentile(sorted: Float64Array, p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-async function load(options: Parameters<typeof autocannon>[0], seconds: number): Promise<Measurement> {
+/** One load of `seconds`; with `server`, also that server process's CPU time per answered request. */
+async function load(options: Parameters<typeof autocannon>[0], seconds: number, server?: Child): Promise<Measurement> {
+  const cpuBefore = server ? cpuMicros(server.pid) : NaN;
   const latencies: number[] = [];
   const instance = autocannon({ connections: CONNECTIONS, ...options, duration: seconds });
   instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
@@ -143,15 +145,13 @@ async function load(options: Parameters<typeof autocannon>[0], seconds: number):
     p99: percentile(sorted, 99),
     requests: result['2xx'],
     failures: result.non2xx + result.errors + result.timeouts,
+    ...(server ? { cpuUs: (cpuMicros(server.pid) - cpuBefore) / result['2xx'] } : {}),
   };
 }
 
 async function measure(options: Parameters<typeof autocannon>[0], server?: Child): Promise<Measurement> {
   await load(options, WARMUP);
-  const before = server ? cpuMicros(server.pid) : NaN;
-  const m = await load(options, DURATION);
-  if (server) m.cpuUs = (cpuMicros(server.pid) - before) / m.requests;
-  return m;
+  return load(options, DURATION, server);
 }
 
 interface Row {
@@ -219,9 +219,7 @@ async function benchService(name: string, env: Record<string, string>, args: str
     for (let r = 0; r < ROUNDS; r++) {
       const b = await measure(bareLoad, bare);
       const warm = await load(verifyLoad, WARMUP);
-      const before = cpuMicros(service.pid);
-      const v = await load(verifyLoad, DURATION);
-      v.cpuUs = (cpuMicros(service.pid) - before) / v.requests;
+      const v = await load(verifyLoad, DURATION, service);
       answered += warm.requests + v.requests;
       bares.push(b);
       rounds.push(v);
