@@ -272,22 +272,36 @@ async function main(): Promise<void> {
   const bare = await startChild([BARE], { BARE_BODY: sample });
   const bareBody = JSON.stringify({ key: `lwk_${'0'.repeat(48)}`, permissions: ['drawings:read'] });
   try {
-    const dir = mkdtempSync(join(tmpdir(), 'linework-keys-bench-'));
-    try {
-      rows.push(await benchService('linework-keys, SQLite', {}, ['--db', join(dir, 'keys.db')], bare, bareBody));
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-
-    if (POSTGRES_URL) {
-      const schema = `keys_bench_${randomBytes(4).toString('hex')}`;
+    // Each database in both counting modes: its default, and the other one (VERIFY_COUNT_FLUSH_MS).
+    const modes = (database: 'sqlite' | 'postgres'): Array<{ label: string; env: Record<string, string> }> =>
+      database === 'sqlite'
+        ? [
+            { label: 'counts written behind the answers (default)', env: {} },
+            { label: 'counted before answering, VERIFY_COUNT_FLUSH_MS=0', env: { VERIFY_COUNT_FLUSH_MS: '0' } },
+          ]
+        : [
+            { label: 'counted before answering (default)', env: {} },
+            { label: 'counts written behind the answers, VERIFY_COUNT_FLUSH_MS=10', env: { VERIFY_COUNT_FLUSH_MS: '10' } },
+          ];
+    for (const mode of modes('sqlite')) {
+      const dir = mkdtempSync(join(tmpdir(), 'linework-keys-bench-'));
       try {
-        rows.push(await benchService('linework-keys, PostgreSQL', { DATABASE_URL: POSTGRES_URL, DATABASE_SCHEMA: schema }, [], bare, bareBody));
+        rows.push(await benchService(`linework-keys, SQLite, ${mode.label}`, mode.env, ['--db', join(dir, 'keys.db')], bare, bareBody));
       } finally {
-        const client = new pg.Client({ connectionString: POSTGRES_URL });
-        await client.connect();
-        await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-        await client.end();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+    if (POSTGRES_URL) {
+      for (const mode of modes('postgres')) {
+        const schema = `keys_bench_${randomBytes(4).toString('hex')}`;
+        try {
+          rows.push(await benchService(`linework-keys, PostgreSQL, ${mode.label}`, { DATABASE_URL: POSTGRES_URL, DATABASE_SCHEMA: schema, ...mode.env }, [], bare, bareBody));
+        } finally {
+          const client = new pg.Client({ connectionString: POSTGRES_URL });
+          await client.connect();
+          await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+          await client.end();
+        }
       }
     }
   } finally {

@@ -73,9 +73,8 @@ async function serve(argv: string[]): Promise<void> {
     permissions: config.permissions,
     maxActiveKeysPerOwner: config.maxActiveKeysPerOwner,
     bodyLimit: config.bodyLimit,
-  });
-  app.addHook('onClose', async () => {
-    await store.close();
+    ...(config.countFlushMs !== undefined ? { countFlushMs: config.countFlushMs } : {}),
+    closeStore: true,
   });
 
   let closing = false;

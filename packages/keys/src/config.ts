@@ -26,6 +26,8 @@ export interface Config {
   logLevel: string;
   maxActiveKeysPerOwner: number;
   bodyLimit: number;
+  /** VERIFY_COUNT_FLUSH_MS; undefined: the database's default. */
+  countFlushMs: number | undefined;
 }
 
 export interface ConfigFlags {
@@ -91,6 +93,11 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     throw new ConfigError((err as Error).message);
   }
 
+  const flush = nonEmpty(env.VERIFY_COUNT_FLUSH_MS);
+  if (flush !== undefined && !(/^\d+$/.test(flush) && Number(flush) <= 60_000)) {
+    throw new ConfigError('VERIFY_COUNT_FLUSH_MS must be an integer from 0 to 60000 (milliseconds)');
+  }
+
   const jwksUrl = nonEmpty(env.AUTH_JWKS_URL);
   if (jwksUrl !== undefined && !/^https?:\/\//.test(jwksUrl)) throw new ConfigError('AUTH_JWKS_URL must be an http(s) URL');
 
@@ -111,6 +118,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     logLevel,
     maxActiveKeysPerOwner: 100,
     bodyLimit: 64 * 1024,
+    countFlushMs: flush === undefined ? undefined : Number(flush),
   };
 }
 

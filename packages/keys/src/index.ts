@@ -7,7 +7,9 @@ export { loadConfig, resolveAuth, signingSecret, readOrCreateDevSecret, ConfigEr
 export { createAuthenticator, mintToken, requireRole, roleRank, ROLES, type Authenticator, type Identity, type Role, type AuthSettings } from './auth.js';
 export { createLogger, scrubSecrets } from './logger.js';
 export { KeyService, type VerifyOutcome } from './service.js';
-export { VerificationBatcher } from './verifier.js';
+export { VerificationBatcher, type Verifier } from './verifier.js';
+export { CountingVerifier } from './counting-verifier.js';
+export { DeferredCountVerifier, type DeferredCountOptions } from './deferred-verifier.js';
 export { PermissionSet, parseAllowedPermissions, invalidPermissionsMessage, DEFAULT_PERMISSIONS } from './permissions.js';
 export { ApiError, toErrorResponse, MESSAGES, type ErrorCode } from './errors.js';
 export { generateRawKey, hashKey, keyPrefixOf, expiresAtFor, RAW_KEY_PATTERN, EXPIRY_CHOICES, type ExpiresIn } from './keys.js';

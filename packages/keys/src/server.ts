@@ -18,6 +18,15 @@ import { SERVICE_VERSION } from './version.js';
 import type { KeyStore } from './store/types.js';
 
 export const API_VERSION = '1';
+
+/**
+ * Counting right behind the answers where the database is this process's own file (SQLite): there a
+ * commit per batch is most of a verification's cost. On PostgreSQL, shared by scaled-out processes,
+ * each answer follows its committed count, so every process lists exact counts at once.
+ */
+export function defaultCountFlushMs(dialect: KeyStore['dialect']): number {
+  return dialect === 'sqlite' ? 10 : 0;
+}
 export { SERVICE_VERSION };
 
 declare module 'fastify' {
@@ -34,6 +43,13 @@ export interface ServerOptions {
   permissions: string[];
   maxActiveKeysPerOwner?: number;
   bodyLimit?: number;
+  /**
+   * How long a verification's count may wait in memory before it is written (0: before the answer
+   * leaves). Default: the store's (see {@link defaultCountFlushMs}).
+   */
+  countFlushMs?: number;
+  /** Close the store when the server closes, after the last counts are written. */
+  closeStore?: boolean;
   /** Clock, replaceable in tests. */
   now?: () => Date;
 }
@@ -142,7 +158,17 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     store: options.store,
     permissions: new PermissionSet(options.permissions),
     maxActiveKeysPerOwner: options.maxActiveKeysPerOwner ?? 100,
+    countFlushMs: options.countFlushMs ?? defaultCountFlushMs(options.store.dialect),
+    onCountWriteError: (err, uses) => options.logger.error({ err, uses }, 'writing verification counts failed; kept for the next write'),
     ...(options.now ? { now: options.now } : {}),
+  });
+  // After the last request has been answered: its counts go to the database, then the database closes.
+  app.addHook('onClose', async () => {
+    try {
+      await service.close();
+    } finally {
+      if (options.closeStore) await options.store.close();
+    }
   });
   const deps: RouteDeps = { service };
 

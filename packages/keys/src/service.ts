@@ -3,7 +3,9 @@ import { ApiError, MESSAGES, keyLimitMessage } from './errors.js';
 import { expiresAtFor, generateRawKey, hashKey, keyPrefixOf, RAW_KEY_PATTERN, type ExpiresIn } from './keys.js';
 import { PermissionSet, invalidPermissionsMessage } from './permissions.js';
 import type { ApiKeyRecord, AuditAction, AuditEntry, AuditLevel, KeyStore, KeyStoreTx, Owner } from './store/types.js';
-import { VerificationBatcher, type VerifyOutcome } from './verifier.js';
+import { CountingVerifier } from './counting-verifier.js';
+import { DeferredCountVerifier } from './deferred-verifier.js';
+import type { Verifier, VerifyOutcome } from './verifier.js';
 
 export type { VerifyOutcome };
 
@@ -11,6 +13,13 @@ export interface KeyServiceOptions {
   store: KeyStore;
   permissions: PermissionSet;
   maxActiveKeysPerOwner: number;
+  /**
+   * How long a verification's count may wait in memory before it is written; 0 writes it before
+   * the answer leaves. See docs/keys.md, "Counting verifications".
+   */
+  countFlushMs: number;
+  /** A background write of verification counts failed (they are kept and written later). */
+  onCountWriteError?: (err: unknown, uses: number) => void;
   now?: () => Date;
 }
 
@@ -31,14 +40,25 @@ export class KeyService {
   readonly permissions: PermissionSet;
   private readonly maxActive: number;
   private readonly now: () => Date;
-  private readonly verifier: VerificationBatcher;
+  private readonly verifier: Verifier;
 
   constructor(options: KeyServiceOptions) {
     this.store = options.store;
     this.permissions = options.permissions;
     this.maxActive = options.maxActiveKeysPerOwner;
     this.now = options.now ?? (() => new Date());
-    this.verifier = new VerificationBatcher(this.store, this.now, this.store.verifyBatchesInFlight);
+    this.verifier =
+      options.countFlushMs > 0
+        ? new DeferredCountVerifier(this.store, this.now, {
+            flushMs: options.countFlushMs,
+            onWriteError: options.onCountWriteError ?? (() => {}),
+          })
+        : new CountingVerifier(this.store, this.now);
+  }
+
+  /** Writes the verification counts still held in memory. */
+  close(): Promise<void> {
+    return this.verifier.close();
   }
 
   /** Throws when the database does not answer. */
@@ -47,8 +67,18 @@ export class KeyService {
     return { database: this.store.dialect };
   }
 
-  list(owner: Owner): Promise<ApiKeyRecord[]> {
+  async list(owner: Owner): Promise<ApiKeyRecord[]> {
+    await this.settleCounts();
     return this.store.listKeys(owner);
+  }
+
+  /**
+   * Writes the counts of every verification this process answered so far, so that what it answers
+   * next shows them. When they cannot be written (reported, and kept for the next attempt) the answer
+   * shows the counts as stored rather than failing.
+   */
+  private async settleCounts(): Promise<void> {
+    await this.verifier.settle().catch(() => {});
   }
 
   async create(owner: Owner, input: { name: string; permissions: string[]; expiresIn: ExpiresIn }): Promise<{ record: ApiKeyRecord; rawKey: string }> {
@@ -88,6 +118,8 @@ export class KeyService {
   ): Promise<ApiKeyRecord> {
     const permissions = this.normalise(input.permissions, false);
     if (!UUID.test(id)) throw new ApiError('NOT_FOUND', MESSAGES.activeKeyNotFound);
+    // The updated key is answered with its counts.
+    await this.settleCounts();
     return this.store.transaction(async (tx) => {
       const before = await tx.findOwnedKey(owner, id);
       if (!before || !before.isActive) throw new ApiError('NOT_FOUND', MESSAGES.activeKeyNotFound);
@@ -126,9 +158,9 @@ export class KeyService {
 
   /**
    * find by hash -> active? -> expired? -> permissions -> count the use. Verifications arriving
-   * together share their reads and their counting writes (see {@link VerificationBatcher}); every
-   * answer still rests on a read made after the request arrived, and a valid answer is sent only once
-   * its count is committed.
+   * together share their reads and their counting writes; every answer rests on the key as it stood
+   * after the request arrived. The count is written before the answer ({@link CountingVerifier}) or
+   * right behind it ({@link DeferredCountVerifier}).
    */
   async verify(key: string, requested: string[] | undefined): Promise<VerifyOutcome> {
     const needed = requested && requested.length > 0 ? this.normalise(requested, false) : [];

@@ -143,6 +143,9 @@ describe('configuration', () => {
       [{ LOG_LEVEL: 'loud' }, [], /LOG_LEVEL must be one of/],
       [{ NODE_ENV: 'production' }, [], /set AUTH_JWT_SECRET or AUTH_JWKS_URL/],
       [{ AUTH_JWT_SECRET: TEST_SECRET }, ['--port', '70000'], /invalid port/],
+      [{ AUTH_JWT_SECRET: TEST_SECRET, VERIFY_COUNT_FLUSH_MS: '-1' }, [], /VERIFY_COUNT_FLUSH_MS must be an integer from 0 to 60000/],
+      [{ AUTH_JWT_SECRET: TEST_SECRET, VERIFY_COUNT_FLUSH_MS: '2.5' }, [], /VERIFY_COUNT_FLUSH_MS must be an integer/],
+      [{ AUTH_JWT_SECRET: TEST_SECRET, VERIFY_COUNT_FLUSH_MS: '60001' }, [], /VERIFY_COUNT_FLUSH_MS must be an integer/],
     ];
     const results = await Promise.all(cases.map(([env, args]) => runCli(['serve', '--port', '0', ...args], { cwd, env })));
     results.forEach((r, i) => {

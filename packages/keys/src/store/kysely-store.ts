@@ -11,6 +11,7 @@ import type {
   CountedKey,
   KeyStore,
   KeyUse,
+  KeyUseTally,
   KeyStoreTx,
   Owner,
 } from './types.js';
@@ -44,6 +45,11 @@ export interface DialectHooks {
    * one, its calls are synchronous.
    */
   verifyBatchesInFlight: number;
+  /**
+   * A counter the database moves on every commit made by another connection (SQLite's
+   * `data_version`); null where there is none.
+   */
+  externalVersion: (() => number) | null;
 }
 
 const KEY_COLUMNS = [
@@ -167,6 +173,11 @@ export class KyselyKeyStore implements KeyStore {
   readonly verifyBatchesInFlight: number;
   private readonly findByHashes: (args: { hashes: unknown }) => CompiledQuery;
   private readonly countUses: (args: { hash: string; now: string; permissions: string; count: number }) => CompiledQuery;
+  private readonly addUses: (args: { hash: string; lastUsed: string; count: number }) => CompiledQuery;
+  readonly keysVersion: (() => number) | null;
+  /** Bumped after each transaction of this store, and whenever the external version moved. */
+  private version = 0;
+  private seenExternal = NaN;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -184,7 +195,7 @@ export class KyselyKeyStore implements KeyStore {
         .set({
           request_count: sql`request_count + ${slot('count')}`,
           // Batches can commit out of order; last use only ever moves forward.
-          last_used: sql`case when last_used is null or last_used < ${slot('now')} then ${slot('now')} else last_used end`,
+          last_used: this.lastUsedForward(slot('now')),
         })
         .where('key_hash', '=', slot('hash'))
         .where('is_active', '=', hooks.bool(true))
@@ -193,7 +204,26 @@ export class KyselyKeyStore implements KeyStore {
         // The answer to a counted verification, read under the same row lock as the count.
         .returning(['id', 'user_id', 'organization_id', 'expires_at']),
     );
+    this.addUses = prepare(
+      counting
+        .set({ request_count: sql`request_count + ${slot('count')}`, last_used: this.lastUsedForward(slot('lastUsed')) })
+        .where('key_hash', '=', slot('hash')),
+    );
+    const external = hooks.externalVersion;
+    this.keysVersion = external
+      ? () => {
+          const seen = external();
+          if (seen !== this.seenExternal) {
+            this.seenExternal = seen;
+            this.version++;
+          }
+          return this.version;
+        }
+      : null;
   }
+
+  private readonly lastUsedForward = (at: string) =>
+    sql<string>`case when last_used is null or last_used < ${at} then ${at} else last_used end`;
 
   /** The SQL text of the per-verification statements, for drivers that prepare them natively. */
   hotStatements(): string[] {
@@ -201,7 +231,13 @@ export class KyselyKeyStore implements KeyStore {
   }
 
   async transaction<T>(work: (tx: KeyStoreTx) => Promise<T>): Promise<T> {
-    return this.db.transaction().execute((trx) => work(new KyselyTx(trx, this.hooks)));
+    try {
+      return await this.db.transaction().execute((trx) => work(new KyselyTx(trx, this.hooks)));
+    } finally {
+      // After the commit (or rollback), before the caller can answer: a decision made from here on
+      // reads the keys again.
+      this.version++;
+    }
   }
 
   async listKeys(owner: Owner): Promise<ApiKeyRecord[]> {
@@ -233,6 +269,17 @@ export class KyselyKeyStore implements KeyStore {
       });
     }
     return Promise.all(queries.map(async (q) => toCounted(await this.db.executeQuery<CountedRow>(q))));
+  }
+
+  async addKeyUses(tallies: KeyUseTally[]): Promise<void> {
+    const queries = tallies.map((t) => this.addUses({ hash: t.keyHash, lastUsed: t.lastUsed, count: t.count }));
+    if (this.hooks.countInOneTransaction && queries.length > 1) {
+      await this.db.transaction().execute(async (trx) => {
+        for (const q of queries) await trx.executeQuery(q);
+      });
+      return;
+    }
+    await Promise.all(queries.map((q) => this.db.executeQuery(q)));
   }
 
   async listAuditLogs(query: AuditQuery): Promise<AuditPage> {

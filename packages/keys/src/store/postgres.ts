@@ -97,6 +97,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     countInOneTransaction: false,
     relaxedCountCommit: true,
     verifyBatchesInFlight: 3,
+    externalVersion: null,
   });
   for (const text of store.hotStatements()) hot.add(text);
   return store;

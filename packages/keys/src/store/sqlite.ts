@@ -78,6 +78,9 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<KeyS
     raw.close();
     throw err;
   }
+  // Moves whenever another connection (another process sharing the file) commits; a pragma read of
+  // the WAL index header, no file access.
+  const dataVersion = raw.prepare('pragma data_version').pluck();
   const db = new Kysely<Database>({ dialect: new KeysSqliteDialect({ database: cachingDatabase(raw) }) });
   try {
     await migrateToLatest(db, 'sqlite');
@@ -95,5 +98,6 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<KeyS
     countInOneTransaction: true,
     relaxedCountCommit: false,
     verifyBatchesInFlight: 1,
+    externalVersion: () => dataVersion.get() as number,
   });
 }

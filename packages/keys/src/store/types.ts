@@ -70,6 +70,14 @@ export interface KeyUse {
   count: number;
 }
 
+/** Uses of one key answered valid, to be added to its counts after the answers left. */
+export interface KeyUseTally {
+  keyHash: string;
+  count: number;
+  /** The time of the latest of these uses. */
+  lastUsed: string;
+}
+
 /** The identity of a key as it stood when a use of it was counted. */
 export interface CountedKey {
   id: string;
@@ -114,6 +122,17 @@ export interface KeyStore {
    * decided again on fresh data.
    */
   recordKeyUses(uses: KeyUse[], now: Date): Promise<Array<CountedKey | null>>;
+  /**
+   * Adds each tally to its key's request count and moves last use forward, whatever the key's state
+   * is now: the uses were valid when they were answered. A key removed since is skipped.
+   */
+  addKeyUses(tallies: KeyUseTally[]): Promise<void>;
+  /**
+   * A number that moves whenever a key may have changed since the last call: a commit by any other
+   * connection or process, or a transaction of this store. Null where the database has no cheap way
+   * to tell (PostgreSQL would need a round trip, the price of reading the keys themselves).
+   */
+  readonly keysVersion: (() => number) | null;
   listAuditLogs(query: AuditQuery): Promise<AuditPage>;
   /** Throws when the database cannot be reached. */
   ping(): Promise<void>;

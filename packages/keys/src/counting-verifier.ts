@@ -1,0 +1,111 @@
+import { ApiError } from './errors.js';
+import type { KeyStore } from './store/types.js';
+import { byKey, holds, INSUFFICIENT, stateRefusal, VerificationBatcher, type Pending, type VerifyOutcome } from './verifier.js';
+
+/** A verification is decided again when its key changes between the look and the count. */
+const VERIFY_ATTEMPTS = 5;
+/** Most of a batch's cost is its commit: it may wait this many turns while it keeps growing. */
+const MAX_WAIT_TURNS = 4;
+/** Keys whose permissions are remembered; beyond this the guesses start over from fresh reads. */
+const MAX_REMEMBERED = 10_000;
+
+/** The requests of one batch for one key, to be counted as if the key holds `permissions`. */
+interface Group {
+  hash: string;
+  permissions: string[];
+  requests: Pending[];
+}
+
+/**
+ * Counting before answering: group commit for verifications. A batch takes every request queued so
+ * far, and for each key it names sends one guarded statement that counts its valid requests
+ * (`request_count + n`, only if the key is still active, unexpired and holds the permissions the
+ * requests were decided on) and returns the key's identity; the answers leave once that count has
+ * committed. So every answer rests on the database as it stood after the request arrived, a key
+ * revoked or changed by any process is refused on the next request, and N valid answers mean exactly
+ * N more in `requestCount`, visible to every process the moment they are answered.
+ *
+ * To decide a request before counting it, the batcher needs the key's permissions. It remembers
+ * them from the last read, but only as a guess: the guard refuses to count when the stored
+ * permissions differ (or the key is gone, revoked or expired), and those requests are decided again
+ * on a fresh read. Keys never seen, or whose requests the guess would all refuse, are read first,
+ * so a refusal is always based on a read made after the request arrived, or on a count made in the
+ * same batch. In the steady state a batch is one round trip.
+ *
+ * Under load this turns N reads and N hot-row writes (which serialise on the row lock and the
+ * commit) into one statement per key per batch; with no load a request runs alone, one event-loop
+ * turn later.
+ */
+export class CountingVerifier extends VerificationBatcher {
+  /** Key hash -> permissions at the last read: a guess for the counting guard, never an answer. */
+  private readonly permissionsOf = new Map<string, string[]>();
+
+  constructor(
+    private readonly store: KeyStore,
+    private readonly now: () => Date,
+  ) {
+    super(store.verifyBatchesInFlight, MAX_WAIT_TURNS);
+  }
+
+  protected async decide(batch: Pending[]): Promise<void> {
+    const now = this.now();
+    const byHash = byKey(batch);
+    const known: Group[] = [];
+    const unknown: string[] = [];
+    for (const [hash, requests] of byHash) {
+      const permissions = this.permissionsOf.get(hash);
+      if (permissions && requests.some((p) => holds(permissions, p.needed))) known.push({ hash, permissions, requests });
+      else unknown.push(hash);
+    }
+    await Promise.all([this.count(known, now), unknown.length > 0 ? this.readAndCount(unknown, byHash, now) : undefined]);
+  }
+
+  private async readAndCount(hashes: string[], byHash: Map<string, Pending[]>, now: Date): Promise<void> {
+    const records = new Map((await this.store.findKeysByHash(hashes)).map((r) => [r.keyHash, r]));
+    const groups: Group[] = [];
+    for (const hash of hashes) {
+      const requests = byHash.get(hash)!;
+      const record = records.get(hash);
+      const failure = stateRefusal(record, now);
+      if (failure) {
+        this.permissionsOf.delete(hash);
+        for (const p of requests) p.resolve({ valid: false, code: failure });
+        continue;
+      }
+      this.remember(hash, record!.permissions);
+      if (requests.some((p) => holds(record!.permissions, p.needed))) groups.push({ hash, permissions: record!.permissions, requests });
+      else for (const p of requests) p.resolve(INSUFFICIENT);
+    }
+    await this.count(groups, now);
+  }
+
+  private async count(groups: Group[], now: Date): Promise<void> {
+    if (groups.length === 0) return;
+    const counted = await this.store.recordKeyUses(
+      groups.map((g) => ({ keyHash: g.hash, permissions: g.permissions, count: g.requests.filter((p) => holds(g.permissions, p.needed)).length })),
+      now,
+    );
+    groups.forEach((group, i) => {
+      const key = counted[i];
+      if (key) {
+        // The count proved the key active, unexpired and holding these permissions just now.
+        const valid: VerifyOutcome = { valid: true, ...key, permissions: group.permissions };
+        for (const p of group.requests) p.resolve(holds(group.permissions, p.needed) ? valid : INSUFFICIENT);
+        return;
+      }
+      // Revoked, updated, expired or removed since the permissions were read: decide on a fresh read.
+      this.permissionsOf.delete(group.hash);
+      for (const p of group.requests) {
+        if (++p.attempts >= VERIFY_ATTEMPTS) p.reject(new ApiError('SERVICE_UNAVAILABLE', 'The key changed repeatedly during verification; retry'));
+        else this.enqueue(p);
+      }
+    });
+  }
+
+  private remember(hash: string, permissions: string[]): void {
+    // Forgetting every guess at once costs one extra read per key; evicting the oldest one at a
+    // time would walk the Map over every slot freed before it, on each new key once full.
+    if (this.permissionsOf.size >= MAX_REMEMBERED && !this.permissionsOf.has(hash)) this.permissionsOf.clear();
+    this.permissionsOf.set(hash, permissions);
+  }
+}
