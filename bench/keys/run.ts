@@ -9,7 +9,10 @@
  * gives medians over the rounds, and each server's CPU time per answered verification (from /proc):
  * when both servers are CPU-bound, the ratio of those explains the ratio of the rates.
  *
- *   npx tsx bench/keys/run.ts [--duration=5] [--rounds=3] [--connections=8] [--quick]
+ * Each database runs in both ways of counting verifications (VERIFY_COUNT_FLUSH_MS, docs/keys.md):
+ * its default first, then the other one; --default-only skips the other.
+ *
+ *   npx tsx bench/keys/run.ts [--duration=5] [--rounds=3] [--connections=8] [--quick] [--default-only]
  *
  * KEYS_BIN=<path to bin/linework-keys.js> measures another build.
  *
@@ -36,6 +39,8 @@ const DURATION = numberFlag('duration', QUICK ? 2 : 5);
 const ROUNDS = numberFlag('rounds', QUICK ? 2 : 3);
 const WARMUP = QUICK ? 1 : 2;
 const CONNECTIONS = numberFlag('connections', 8);
+/** Only each database's default counting mode (half the run). */
+const DEFAULT_ONLY = flag('default-only') !== undefined;
 const POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL;
 const SECRET = randomBytes(32).toString('hex');
 // KEYS_BIN: another build's bin (e.g. a checkout of the previous commit) for a before/after run.
@@ -283,7 +288,8 @@ async function main(): Promise<void> {
             { label: 'counted before answering (default)', env: {} },
             { label: 'counts written behind the answers, VERIFY_COUNT_FLUSH_MS=10', env: { VERIFY_COUNT_FLUSH_MS: '10' } },
           ];
-    for (const mode of modes('sqlite')) {
+    const picked = (database: 'sqlite' | 'postgres') => (DEFAULT_ONLY ? modes(database).slice(0, 1) : modes(database));
+    for (const mode of picked('sqlite')) {
       const dir = mkdtempSync(join(tmpdir(), 'linework-keys-bench-'));
       try {
         rows.push(await benchService(`linework-keys, SQLite, ${mode.label}`, mode.env, ['--db', join(dir, 'keys.db')], bare, bareBody));
@@ -292,7 +298,7 @@ async function main(): Promise<void> {
       }
     }
     if (POSTGRES_URL) {
-      for (const mode of modes('postgres')) {
+      for (const mode of picked('postgres')) {
         const schema = `keys_bench_${randomBytes(4).toString('hex')}`;
         try {
           rows.push(await benchService(`linework-keys, PostgreSQL, ${mode.label}`, { DATABASE_URL: POSTGRES_URL, DATABASE_SCHEMA: schema, ...mode.env }, [], bare, bareBody));

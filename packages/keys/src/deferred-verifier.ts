@@ -142,9 +142,23 @@ export class DeferredCountVerifier extends VerificationBatcher {
   }
 
   override async close(): Promise<void> {
-    await this.settle();
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    try {
+      await this.settle();
+    } catch {
+      // One more attempt after a pause: a database that blinked should not cost the last counts.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      try {
+        await this.settle();
+      } catch (err) {
+        const uses = [...this.pending.values()].reduce((n, t) => n + t.count, 0);
+        throw new Error(`${uses} verification counts could not be written at shutdown`, { cause: err });
+      } finally {
+        if (this.timer) clearTimeout(this.timer);
+        this.timer = null;
+      }
+    }
   }
 
   private async write(): Promise<void> {

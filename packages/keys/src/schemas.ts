@@ -68,7 +68,14 @@ export const ApiKeyListItem = z
     lastUsed: timestamp.nullable(),
     expiresAt: timestamp.nullable(),
     isActive: z.boolean(),
-    requestCount: z.number().int().min(0),
+    requestCount: z
+      .number()
+      .int()
+      .min(0)
+      .describe(
+        'Valid verifications of the key. Includes every verification the answering process has answered; ' +
+          'those answered by other processes appear within VERIFY_COUNT_FLUSH_MS (at once when it is 0, the PostgreSQL default).',
+      ),
     createdAt: timestamp,
   })
   .strict();

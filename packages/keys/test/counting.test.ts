@@ -86,15 +86,20 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
       expect((await stored(key.id)).count).toBe(7);
     });
 
-    it('keeps the counts through a failed write and writes them once it can', async () => {
-      const { service, api } = await start(20);
-      const { jwt, key } = await newKey(api);
-      const refuse =
+    const refuseCounts = () =>
+      backend.exec(
         backend.name === 'sqlite'
           ? `CREATE TRIGGER refuse_counts BEFORE UPDATE OF request_count ON api_keys BEGIN SELECT RAISE(ABORT, 'counts refused by the test'); END;`
           : `CREATE FUNCTION refuse_counts() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'counts refused by the test'; END $$;
-             CREATE TRIGGER refuse_counts BEFORE UPDATE OF request_count ON api_keys FOR EACH ROW EXECUTE FUNCTION refuse_counts();`;
-      await backend.exec(refuse);
+             CREATE TRIGGER refuse_counts BEFORE UPDATE OF request_count ON api_keys FOR EACH ROW EXECUTE FUNCTION refuse_counts();`,
+      );
+    const acceptCounts = () =>
+      backend.exec(backend.name === 'sqlite' ? 'DROP TRIGGER refuse_counts' : 'DROP TRIGGER refuse_counts ON api_keys; DROP FUNCTION refuse_counts()');
+
+    it('keeps the counts through a failed write and writes them once it can', async () => {
+      const { service, api } = await start(20);
+      const { jwt, key } = await newKey(api);
+      await refuseCounts();
       await verifyTimes(api, key.rawKey, 4);
       expect(await eventually(async () => service.stderr().includes('writing verification counts failed'), true)).toBe(true);
       // A list still answers, with the counts as stored.
@@ -102,10 +107,24 @@ for (const backend of [sqliteBackend(), postgresBackend()]) {
       expect(listed.status).toBe(200);
       expect(listed.body.data[0].requestCount).toBe(0);
       await verifyTimes(api, key.rawKey, 2);
-      await backend.exec(backend.name === 'sqlite' ? 'DROP TRIGGER refuse_counts' : 'DROP TRIGGER refuse_counts ON api_keys; DROP FUNCTION refuse_counts()');
+      await acceptCounts();
       // Retried on its own (a second after a failure): every answered verification is counted once.
       expect(await eventually(async () => (await stored(key.id)).count, 6)).toBe(6);
       expect((await api.get('/api-keys', jwt)).body.data[0].requestCount).toBe(6);
+    });
+
+    it('says how many counts it could not write at shutdown, and exits 1', async () => {
+      const { service, api } = await start(60_000);
+      const { key } = await newKey(api);
+      await refuseCounts();
+      try {
+        await verifyTimes(api, key.rawKey, 3);
+        expect((await service.stop('SIGTERM')).code).toBe(1);
+        expect(service.stderr()).toContain('3 verification counts could not be written at shutdown');
+      } finally {
+        await acceptCounts();
+      }
+      expect((await stored(key.id)).count).toBe(0);
     });
 
     it('adds up the counts of two processes and answers on every change the other made', async () => {
