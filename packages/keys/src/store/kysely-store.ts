@@ -168,6 +168,11 @@ function prepare<A extends Record<string, unknown>>(query: Compilable<unknown>):
   });
 }
 
+/** Counts can be written out of order (batches in flight, processes); last use only moves forward. */
+function lastUsedForward(at: string) {
+  return sql<string>`case when last_used is null or last_used < ${at} then ${at} else last_used end`;
+}
+
 export class KyselyKeyStore implements KeyStore {
   readonly dialect: Dialect;
   readonly verifyBatchesInFlight: number;
@@ -194,8 +199,7 @@ export class KyselyKeyStore implements KeyStore {
       counting
         .set({
           request_count: sql`request_count + ${slot('count')}`,
-          // Batches can commit out of order; last use only ever moves forward.
-          last_used: this.lastUsedForward(slot('now')),
+          last_used: lastUsedForward(slot('now')),
         })
         .where('key_hash', '=', slot('hash'))
         .where('is_active', '=', hooks.bool(true))
@@ -206,7 +210,7 @@ export class KyselyKeyStore implements KeyStore {
     );
     this.addUses = prepare(
       counting
-        .set({ request_count: sql`request_count + ${slot('count')}`, last_used: this.lastUsedForward(slot('lastUsed')) })
+        .set({ request_count: sql`request_count + ${slot('count')}`, last_used: lastUsedForward(slot('lastUsed')) })
         .where('key_hash', '=', slot('hash')),
     );
     const external = hooks.externalVersion;
@@ -221,9 +225,6 @@ export class KyselyKeyStore implements KeyStore {
         }
       : null;
   }
-
-  private readonly lastUsedForward = (at: string) =>
-    sql<string>`case when last_used is null or last_used < ${at} then ${at} else last_used end`;
 
   /** The SQL text of the per-verification statements, for drivers that prepare them natively. */
   hotStatements(): string[] {
