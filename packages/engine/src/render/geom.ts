@@ -135,12 +135,12 @@ export function pushPt(out: number[], m: Mat, x: number, y: number, z: number): 
   out.push(m[0]! * x + m[1]! * y + m[2]! * z + m[3]!, m[4]! * x + m[5]! * y + m[6]! * z + m[7]!);
 }
 
-/** Number of segments for an arc of radius r (display units) and sweep (radians) at tolerance tol. */
 /** Appends points ([x, y] or [x, y, z]) mapped through m. */
 export function pushPts(out: number[], m: Mat, points: readonly (readonly number[])[]): void {
   for (const q of points) pushPt(out, m, q[0]!, q[1]!, q[2] ?? 0);
 }
 
+/** Number of segments for an arc of radius r (display units) and sweep (radians) at tolerance tol. */
 export function arcSegments(r: number, sweep: number, tol: number): number {
   const a = Math.abs(sweep);
   if (!(r > 0) || !(a > 0)) return 1;
