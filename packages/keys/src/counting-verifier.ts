@@ -4,8 +4,6 @@ import { byKey, holds, INSUFFICIENT, stateRefusal, VerificationBatcher, type Pen
 
 /** A verification is decided again when its key changes between the look and the count. */
 const VERIFY_ATTEMPTS = 5;
-/** Most of a batch's cost is its commit: it may wait this many turns while it keeps growing. */
-const MAX_WAIT_TURNS = 4;
 /** Keys whose permissions are remembered; beyond this the guesses start over from fresh reads. */
 const MAX_REMEMBERED = 10_000;
 
@@ -44,7 +42,7 @@ export class CountingVerifier extends VerificationBatcher {
     private readonly store: KeyStore,
     private readonly now: () => Date,
   ) {
-    super(store.verifyBatchesInFlight, MAX_WAIT_TURNS);
+    super(store.verifyBatchesInFlight);
   }
 
   protected async decide(batch: Pending[]): Promise<void> {

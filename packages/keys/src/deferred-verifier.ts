@@ -1,8 +1,6 @@
 import type { ApiKeyRecord, KeyStore, KeyUseTally } from './store/types.js';
 import { byKey, holds, INSUFFICIENT, stateRefusal, VerificationBatcher, type Pending, type VerifyOutcome } from './verifier.js';
 
-/** Where each batch reads the keys (PostgreSQL), a batch may wait this many turns while it grows. */
-const MAX_WAIT_TURNS = 4;
 /** Keys whose last read is kept; beyond this the cache starts over from fresh reads. */
 const MAX_KNOWN = 10_000;
 /** After a failed write, the counts wait this long before the next attempt. */
@@ -52,8 +50,7 @@ export class DeferredCountVerifier extends VerificationBatcher {
     private readonly now: () => Date,
     private readonly options: DeferredCountOptions,
   ) {
-    // With a cache checked per batch, a batch costs next to nothing: no reason to wait for it to grow.
-    super(store.verifyBatchesInFlight, MAX_WAIT_TURNS);
+    super(store.verifyBatchesInFlight);
     this.delay = options.flushMs;
   }
 

@@ -119,22 +119,13 @@ export function withHotRoutes(options: HotRouteOptions, next: RequestListener): 
     extra: Record<string, string> | undefined,
     close: boolean,
   ): void {
-    // The headers of fastify's answers (set in server.ts's hooks and the error handler).
-    if (extra === undefined && !close && !options.closing()) {
-      // The plain answer: a flat list, no object to build and for node to walk (about 3% of a bare
-      // server's time per answer, measured).
-      res.writeHead(status, ['api-version', apiVersion, 'cache-control', 'no-store', 'content-type', 'application/json; charset=utf-8', 'content-length', String(Buffer.byteLength(json))]);
-    } else {
-      const headers: Record<string, string | number> = {
-        'api-version': apiVersion,
-        'cache-control': 'no-store',
-        'content-type': 'application/json; charset=utf-8',
-        'content-length': Buffer.byteLength(json),
-      };
-      if (extra) Object.assign(headers, extra);
-      if (close || options.closing()) headers.connection = 'close';
-      res.writeHead(status, headers);
-    }
+    // The headers of fastify's answers (set in server.ts's hooks and the error handler), as a flat
+    // list: no object to build and for node to walk (about 3% of a bare server's time per answer).
+    // The extra headers (WWW-Authenticate) never repeat these names.
+    const headers = ['api-version', apiVersion, 'cache-control', 'no-store', 'content-type', 'application/json; charset=utf-8', 'content-length', String(Buffer.byteLength(json))];
+    if (extra) for (const name in extra) headers.push(name, extra[name]!);
+    if (close || options.closing()) headers.push('connection', 'close');
+    res.writeHead(status, headers);
     res.end(json);
     // The line fastify's access log writes for its own routes (AccessLog in server.ts).
     if (started !== 0n) {

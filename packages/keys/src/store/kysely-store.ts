@@ -1,4 +1,4 @@
-import { sql, type CompiledQuery, type Compilable, type Expression, type Kysely, type SqlBool, type Transaction } from 'kysely';
+import { sql, type CompiledQuery, type Compilable, type Expression, type Kysely, type QueryResult, type SqlBool, type Transaction } from 'kysely';
 import type { Database } from './migrations.js';
 import type {
   ApiKeyChanges,
@@ -261,26 +261,26 @@ export class KyselyKeyStore implements KeyStore {
 
   async recordKeyUses(uses: KeyUse[], now: Date): Promise<Array<CountedKey | null>> {
     const at = now.toISOString();
-    const queries = uses.map((u) => this.countUses({ hash: u.keyHash, now: at, permissions: JSON.stringify(u.permissions), count: u.count }));
-    if (this.hooks.countInOneTransaction && queries.length > 1) {
-      return this.db.transaction().execute(async (trx) => {
-        const out: Array<CountedKey | null> = [];
-        for (const q of queries) out.push(toCounted(await trx.executeQuery<CountedRow>(q)));
-        return out;
-      });
-    }
-    return Promise.all(queries.map(async (q) => toCounted(await this.db.executeQuery<CountedRow>(q))));
+    const results = await this.runCounting<CountedRow>(
+      uses.map((u) => this.countUses({ hash: u.keyHash, now: at, permissions: JSON.stringify(u.permissions), count: u.count })),
+    );
+    return results.map(toCounted);
   }
 
   async addKeyUses(tallies: KeyUseTally[]): Promise<void> {
-    const queries = tallies.map((t) => this.addUses({ hash: t.keyHash, lastUsed: t.lastUsed, count: t.count }));
+    await this.runCounting(tallies.map((t) => this.addUses({ hash: t.keyHash, lastUsed: t.lastUsed, count: t.count })));
+  }
+
+  /** Counting statements, one per key, run as the dialect wants them (see `countInOneTransaction`). */
+  private async runCounting<R>(queries: CompiledQuery[]): Promise<Array<QueryResult<R>>> {
     if (this.hooks.countInOneTransaction && queries.length > 1) {
-      await this.db.transaction().execute(async (trx) => {
-        for (const q of queries) await trx.executeQuery(q);
+      return this.db.transaction().execute(async (trx) => {
+        const out: Array<QueryResult<R>> = [];
+        for (const q of queries) out.push(await trx.executeQuery<R>(q));
+        return out;
       });
-      return;
     }
-    await Promise.all(queries.map((q) => this.db.executeQuery(q)));
+    return Promise.all(queries.map((q) => this.db.executeQuery<R>(q)));
   }
 
   async listAuditLogs(query: AuditQuery): Promise<AuditPage> {
