@@ -45,7 +45,7 @@ describe('linework info', () => {
     writeFileSync(join(dir, 'bad.dxf'), 'hello\nworld\n');
     const b = io();
     expect(await infoCommand([join(dir, 'bad.dxf')], b.io)).toBe(1);
-    expect(b.err()).toContain('line 1: expected a group code, got "hello"');
+    expect(b.err()).toContain('line 1: expected a group code, found 5 characters of text');
     const u = io();
     expect(await infoCommand([], u.io)).toBe(2);
     expect(u.err()).toContain('usage: linework info');

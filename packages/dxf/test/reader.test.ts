@@ -144,7 +144,7 @@ describe('damaged input', () => {
   it('rejects an empty file and a file that is not DXF with a clear error', () => {
     expect(() => readDxfSync(Buffer.alloc(0))).toThrow(DxfError);
     expect(() => readDxfSync(Buffer.alloc(0))).toThrow('empty file');
-    expect(() => readDxfSync(Buffer.from('%PDF-1.7\n1 0 obj\n'))).toThrow('line 1: expected a group code, got "%PDF-1.7"');
+    expect(() => readDxfSync(Buffer.from('%PDF-1.7\n1 0 obj\n'))).toThrow('line 1: expected a group code, found 8 characters of text');
     const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]);
     expect(() => readDxfSync(png)).toThrow(/line 1: expected a group code/);
     expect(() => readDxfSync(Buffer.alloc(5000, 0x41))).toThrow(/line 1: expected a group code/);
@@ -154,7 +154,7 @@ describe('damaged input', () => {
     const good = minimalDxf([[0, 'LINE'], [8, '0'], [10, 1], [20, 2], [11, 3], [21, 4]]).toString('latin1');
     const lines = good.split('\n');
     lines[12] = '1x0';
-    expect(() => readDxfSync(Buffer.from(lines.join('\n')))).toThrow('line 13: expected a group code, got "1x0"');
+    expect(() => readDxfSync(Buffer.from(lines.join('\n')))).toThrow('line 13: expected a group code, found 3 characters of text');
   });
 
   it('repairs a truncated file and says so', () => {
@@ -244,7 +244,7 @@ describe('damaged input', () => {
     expect(JSON.stringify(doc.modelSpace().entities[0]!.extra)).toContain('past xdata');
     const text = minimalDxf([[0, 'LINE'], [8, '0'], [10, 1], [20, 2]]).toString('latin1');
     for (const odd of ['10.0', '+10', '0x0A', '99999999999999999999', '1 0']) {
-      expect(() => readDxfSync(Buffer.from(text.replace(' 10\n1', `${odd}\n1`)))).toThrow(`line 19: expected a group code, got "${odd}"`);
+      expect(() => readDxfSync(Buffer.from(text.replace(' 10\n1', `${odd}\n1`)))).toThrow(`line 19: expected a group code, found ${odd.length} characters of text`);
     }
   });
 

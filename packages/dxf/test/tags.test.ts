@@ -93,8 +93,8 @@ describe('ASCII tags', () => {
   });
 
   it('names the line of a bad group code', () => {
-    expect(() => readTags(Buffer.from('  0\nSECTION\nabc\nHEADER\n'))).toThrow('line 3: expected a group code, got "abc"');
-    expect(() => readTags(Buffer.from('  0\nSECTION\n\n  2\nX\n'))).toThrow('line 3: expected a group code, got ""');
+    expect(() => readTags(Buffer.from('  0\nSECTION\nabc\nHEADER\n'))).toThrow('line 3: expected a group code, found 3 characters of text');
+    expect(() => readTags(Buffer.from('  0\nSECTION\n\n  2\nX\n'))).toThrow('line 3: expected a group code, found an empty line');
   });
 
   it('reports a value missing at the end', () => {

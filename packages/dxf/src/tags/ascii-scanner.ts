@@ -47,14 +47,17 @@ function isBlank(b: Uint8Array, start: number, end: number): boolean {
   return true;
 }
 
-/** A short printable excerpt of a bad line for error messages. */
-function excerpt(b: Uint8Array, start: number, end: number): string {
-  let s = '';
-  for (let i = start; i < end && s.length < 40; i++) {
-    const c = b[i]!;
-    s += c >= 32 && c < 127 ? String.fromCharCode(c) : '?';
-  }
-  return end - start > 40 ? s + '...' : s;
+/**
+ * What a line that should hold a group code holds, described without quoting it: the file may not
+ * be a drawing at all, and an error message must never hand its bytes to whoever asked to open it.
+ */
+function describeLine(b: Uint8Array, start: number, end: number): string {
+  const n = end - start;
+  if (n === 0) return 'an empty line';
+  let printable = true;
+  for (let i = start; i < end && printable; i++) printable = b[i]! >= 32 && b[i]! < 127;
+  const one = n === 1;
+  return printable ? `${n} character${one ? '' : 's'} of text` : `${n} byte${one ? '' : 's'} of binary data`;
 }
 
 function join(a: Uint8Array, b: Uint8Array): Uint8Array {
@@ -302,7 +305,6 @@ export class AsciiTagScanner implements DecodingControl {
   }
 
   private badCode(b: Uint8Array, start: number, end: number, line: number, blank = false): never {
-    const got = blank ? '' : excerpt(b, start, end);
-    throw new DxfError(`expected a group code, got "${got}"`, line);
+    throw new DxfError(`expected a group code, found ${blank ? 'an empty line' : describeLine(b, start, end)}`, line);
   }
 }

@@ -1,7 +1,4 @@
 // Writing a drawing: DxfDocument -> bytes, into a Buffer or atomically into a file.
-import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import type { Diagnostic } from '../document-api.js';
 import type { DxfDocument } from '../document.js';
 import { convert, resolveVersion, type ConvertResult } from '../convert/convert.js';
@@ -9,6 +6,7 @@ import { codecFor, isUnicodeVersion } from '../tags/encoding.js';
 import type { DxfVersion } from '../types.js';
 import { writeDocument } from './document-writer.js';
 import { TagWriter } from './tag-writer.js';
+import { writeAll, writeFileAtomicSync } from './atomic-file.js';
 
 export interface WriteOptions {
   /** Target version ('AC1015', 'R2000', ...); default: the document's own. */
@@ -68,35 +66,9 @@ export async function saveDxf(doc: DxfDocument, path: string, opts: WriteOptions
 }
 
 export function saveDxfSync(doc: DxfDocument, path: string, opts: WriteOptions = {}): WriteResult {
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  const fd = openSync(tmp, 'w');
-  let ok = false;
-  try {
-    const result = writeDxfChunks(
-      doc,
-      (chunk) => {
-        let off = 0;
-        while (off < chunk.length) off += writeSync(fd, chunk, off, chunk.length - off);
-      },
-      opts,
-    );
-    fsyncSync(fd);
-    closeSync(fd);
-    renameSync(tmp, path);
-    ok = true;
-    return result;
-  } finally {
-    if (!ok) {
-      try {
-        closeSync(fd);
-      } catch {
-        // already closed
-      }
-      try {
-        unlinkSync(tmp);
-      } catch {
-        // never created or already renamed
-      }
-    }
-  }
+  let result: WriteResult | null = null;
+  writeFileAtomicSync(path, (fd) => {
+    result = writeDxfChunks(doc, (chunk) => writeAll(fd, chunk), opts);
+  });
+  return result!;
 }
