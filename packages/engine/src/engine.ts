@@ -10,6 +10,7 @@ import { Pending, Reply, type EngineOp, type OpContext } from './ops/types.js';
 import { buildCatalogue } from './ops/catalogue.js';
 import { stateSnapshot } from './state.js';
 import { LIMITS } from './limits.js';
+import { Workspace, clip } from './workspace.js';
 
 export { LIMITS };
 
@@ -35,6 +36,8 @@ export interface EngineOptions {
   gui?: GuiBridge;
   /** Start without the untitled drawing (graphical mode opening files). */
   empty?: boolean;
+  /** The folders clients may name files in (default: the working folder when the engine starts). */
+  workspace?: Workspace;
 }
 
 export interface EngineEvent {
@@ -60,6 +63,8 @@ export interface OperationRecord {
   document_id: number | null;
   started: string;
   finished?: string;
+  /** What the kept answer weighs against LIMITS.maxRetainedItems. */
+  weight?: number;
 }
 
 interface PendingEntry {
@@ -78,6 +83,7 @@ export class Engine implements DispatcherApi {
   readonly sessionId = randomUUID();
   readonly appVersion: string;
   readonly gui: GuiBridge | undefined;
+  readonly workspace: Workspace;
   readonly documents = new Map<number, DocStore>();
   readonly closedIds = new Set<number>();
   activeId: number | null = null;
@@ -88,8 +94,15 @@ export class Engine implements DispatcherApi {
   private opSerial = 0;
   readonly operations = new Map<string, OperationRecord>();
   /** Records in the order they were remembered (from `rememberedHead` on), for eviction. */
-  private remembered: OperationRecord[] = [];
+  private remembered: (OperationRecord | null)[] = [];
   private rememberedHead = 0;
+  /** Sum of the weights of the answers kept (see weightOf). */
+  private retained = 0;
+  /**
+   * Mutations whose answers were let go (past `maxOperations`): id -> op, oldest first, so a late
+   * replay is refused as expired instead of running twice.
+   */
+  private forgotten = new Map<string, string>();
   private pending = new Map<string, PendingEntry>();
   private events: EngineEvent[] = [];
   private eventSeq = 0;
@@ -98,6 +111,7 @@ export class Engine implements DispatcherApi {
   constructor(options: EngineOptions = {}, newDoc?: () => DocumentApi) {
     this.appVersion = options.appVersion ?? '0.1.0';
     this.gui = options.gui;
+    this.workspace = options.workspace ?? new Workspace([process.cwd()]);
     const list = buildCatalogue();
     this.ops = new Map(list.map((o) => [o.name, o]));
     this.catalogue = list;
@@ -145,13 +159,14 @@ export class Engine implements DispatcherApi {
   async withTransaction<T>(store: DocStore, op: string, requestId: string | undefined, fn: (tx: Transaction) => T | Promise<T>): Promise<T> {
     const tx = store.begin(op, requestId);
     let out: T;
+    let diff: Diff | null;
     try {
       out = await fn(tx);
+      diff = store.commit(tx);
     } catch (err) {
       store.rollback(tx);
       throw err;
     }
-    const diff = store.commit(tx);
     if (diff) this.emitDiff('changed', store, diff, requestId);
     return out;
   }
@@ -296,8 +311,9 @@ export class Engine implements DispatcherApi {
     const e = err instanceof OpError ? err
       : (err as Error)?.name === 'DxfError' ? new OpError('dxf_error', (err as Error).message)
         : new OpError('internal_error', `internal error: ${(err as Error)?.message ?? String(err)}`);
-    const res: ProtocolResponse = { ok: false, code: e.code, error: e.message, status: 'failed', session_id: this.sessionId };
-    if (e.details !== undefined) res.details = e.details;
+    // Messages and details quote what the client sent (a layer name, a path): cut to a readable size.
+    const res: ProtocolResponse = { ok: false, code: e.code, error: clip(e.message, 2000), status: 'failed', session_id: this.sessionId };
+    if (e.details !== undefined) res.details = clipDeep(e.details);
     if (typeof r.request_id === 'string' && r.request_id) res.request_id = r.request_id;
     const s = store === undefined ? this.active : store;
     if (s) {
@@ -331,6 +347,14 @@ export class Engine implements DispatcherApi {
       }
       if (seen && seen.status === 'pending') {
         throw new OpError('operation_pending', `request_id ${given} is still pending; use operation or cancel`);
+      }
+      const ran = seen ? undefined : this.forgotten.get(given);
+      if (ran !== undefined && op.mutates) {
+        throw new OpError(
+          'request_id_expired',
+          `request_id ${given} already ran (${ran}) more than ${LIMITS.maxOperations} requests ago; its answer is no longer kept and it was not run again (use a new request_id to run it again)`,
+          { request_id: given, op: ran },
+        );
       }
     }
     const requestId = given ?? `op-${++this.opSerial}`;
@@ -385,11 +409,11 @@ export class Engine implements DispatcherApi {
         ctx.tx = tx;
         try {
           out = await op.handler(ctx, input);
+          diff = store!.commit(tx);
         } catch (err) {
           store!.rollback(tx);
           throw err;
         }
-        diff = store!.commit(tx);
       } else {
         out = await op.handler(ctx, input);
       }
@@ -397,8 +421,9 @@ export class Engine implements DispatcherApi {
       const res = this.failure({ request_id: requestId }, err, ctx.store ?? this.active);
       if (!given) delete res.request_id;
       record.status = 'failed';
-      record.response = res;
       record.finished = isoNow();
+      if (!op.control) this.keep(record, res);
+      else record.response = res;
       return res;
     }
     if (diff) this.emitDiff('changed', store!, diff, requestId);
@@ -421,9 +446,10 @@ export class Engine implements DispatcherApi {
     if (res.version === undefined) delete res.version;
     if (op.mutates || reply.fields.state) res.state = stateSnapshot(this);
     record.status = 'completed';
-    record.response = res;
     record.document_id = target?.id ?? null;
     record.finished = isoNow();
+    // A read's answer is not kept: replays run reads again, and a listing can be large.
+    if (!op.control) this.keep(record, op.effect === 'read' ? { ...res, result: undefined } : res);
     return res;
   }
 
@@ -445,23 +471,81 @@ export class Engine implements DispatcherApi {
     return { later: promise };
   }
 
+  private forget(rec: OperationRecord): void {
+    this.forgotten.delete(rec.request_id);
+    this.forgotten.set(rec.request_id, rec.op);
+    // Map keeps insertion order: the first key is the oldest
+    if (this.forgotten.size > LIMITS.maxForgottenIds) this.forgotten.delete(this.forgotten.keys().next().value!);
+  }
+
   private remember(rec: OperationRecord): void {
+    const before = this.operations.get(rec.request_id);
+    if (before) this.retained -= before.weight ?? 0;
     this.operations.set(rec.request_id, rec);
     this.remembered.push(rec);
+    this.evict(rec);
+  }
+
+  /** Keeps a finished request's answer; the answers kept are bounded in number and in size. */
+  private keep(rec: OperationRecord, res: ProtocolResponse): void {
+    rec.response = res;
+    if (this.operations.get(rec.request_id) !== rec) return;
+    rec.weight = weightOf(res);
+    this.retained += rec.weight;
+    this.evict(rec);
+  }
+
+  /**
+   * Lets go of the oldest records while more than `maxOperations` are kept or their answers hold
+   * more than `maxRetainedItems` list items (1M handles of one entities_create weigh 1M), never
+   * `newest`. A mutation let go is remembered by id only, so a late replay answers expired.
+   */
+  private evict(newest: OperationRecord): void {
     // Oldest first, from a queue of its own: iterating the Map from its start would step over
     // every slot freed by earlier evictions, which made each request cost O(limit) once full.
     let budget = this.remembered.length - this.rememberedHead;
-    while (this.operations.size > LIMITS.maxOperations && budget-- > 0) {
-      const old = this.remembered[this.rememberedHead++]!;
+    while ((this.operations.size > LIMITS.maxOperations || this.retained > LIMITS.maxRetainedItems) && budget-- > 0) {
+      const old = this.remembered[this.rememberedHead]!;
+      if (old === newest) break;
+      // the slot lets go of the record at once (the array is compacted only now and then)
+      this.remembered[this.rememberedHead++] = null;
       if (this.operations.get(old.request_id) !== old) continue; // superseded by a newer record
       if (old.status === 'pending') this.remembered.push(old); // picks waiting for a user stay
-      else this.operations.delete(old.request_id);
+      else {
+        this.operations.delete(old.request_id);
+        this.retained -= old.weight ?? 0;
+        if (old.mutates && old.status === 'completed') this.forget(old);
+      }
     }
     if (this.rememberedHead > 4096 && this.rememberedHead * 2 > this.remembered.length) {
       this.remembered = this.remembered.slice(this.rememberedHead);
       this.rememberedHead = 0;
     }
   }
+}
+
+/** How much an answer holds: one, plus the items of the lists in its result (handles, entities). */
+function weightOf(res: ProtocolResponse): number {
+  let w = 1;
+  const r = res.result;
+  if (r && typeof r === 'object') {
+    for (const v of Array.isArray(r) ? [r] : Object.values(r)) if (Array.isArray(v)) w += v.length;
+  }
+  return w;
+}
+
+/** Details of a failure with long strings cut and long lists shortened (they echo client input). */
+function clipDeep(v: unknown, depth = 0): unknown {
+  if (typeof v === 'string') return clip(v, 500);
+  if (depth > 6 || v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) {
+    const head = v.slice(0, 100).map((x) => clipDeep(x, depth + 1));
+    if (v.length > 100) head.push(`… (${v.length - 100} more)`);
+    return head;
+  }
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) out[clip(k, 200)] = clipDeep(x, depth + 1);
+  return out;
 }
 
 let lastMs = -1;

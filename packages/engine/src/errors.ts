@@ -9,6 +9,8 @@ export const ERROR_CODES: Record<string, string> = {
   unknown_op: 'no operation has that name',
   request_id_reused: 'a request_id already used by another mutating op',
   operation_pending: 'a request_id whose interactive operation is still pending',
+  request_id_expired: 'a mutation replayed with a request_id that ran more than 10000 requests ago: its answer is gone and it is not run again',
+  reply_too_large: 'the answer would be larger than the reply cap (128 MiB): page with limit and offset, or ask for less detail',
   session_changed: 'session_id is not this session\'s (the server restarted); re-read the state',
   stale_state: 'expected_version differs from the document\'s version; nothing changed',
   document_required: 'no document is open (or addressed)',
@@ -24,6 +26,11 @@ export const ERROR_CODES: Record<string, string> = {
   gui_required: 'user_select / getpoint on a headless server',
   document_modified: 'closing a document with unsaved changes without discard',
   file_not_found: 'open / embed_image: no such file',
+  path_outside_root: 'a path outside the workspace root (symlinks resolved); nothing was read or written',
+  not_a_file: 'a path that names a folder, pipe, socket or device instead of a regular file',
+  invalid_path: 'an empty path, one with a NUL character, or a folder where a file is needed',
+  folder_not_found: 'save: the folder of the path does not exist',
+  io_timeout: 'the file system did not answer in time (5 s for a lookup); the dispatcher moved on',
   invalid_image: 'embed_image: the file is not a PNG or JPEG image with a pixel size',
   io_error: 'plot / wblock: the output file could not be written',
   invalid_dxf: 'open: the file is not a readable DXF drawing',
@@ -31,6 +38,7 @@ export const ERROR_CODES: Record<string, string> = {
   path_required: 'save: an untitled drawing needs a path',
   invalid_version: 'save / new: not a DXF version (R12, R2000 ... R2018 or AC1009 ...)',
   entity_absent: 'no entity with that handle',
+  out_of_range: 'a created or changed entity would reach past ±1e100 (or have no finite box); nothing changed',
   unknown_layer: 'a layer name that is not in the LAYER table (entities_create: send create_layers true to create it)',
   unknown_linetype: 'a linetype that is not in the LTYPE table',
   unknown_style: 'a text style that is not in the STYLE table',
@@ -61,6 +69,6 @@ export const ERROR_CODES: Record<string, string> = {
 
 /** Codes any op can fail with (before or around its handler). */
 export const DISPATCHER_ERRORS = [
-  'invalid_request', 'unsupported_protocol', 'unknown_op', 'request_id_reused', 'operation_pending',
+  'invalid_request', 'unsupported_protocol', 'unknown_op', 'request_id_reused', 'request_id_expired', 'operation_pending',
   'session_changed', 'stale_state', 'document_required', 'document_closed', 'unknown_document', 'busy', 'dxf_error', 'internal_error',
 ];

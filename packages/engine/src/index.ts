@@ -10,6 +10,7 @@ export { DocStore } from './store/document-store.js';
 export { parsePoint, splitCommands } from './commands/parse.js';
 export { parseWhere } from './query/where.js';
 export { PLOT_USAGE, plotCommand } from './plot/cli.js';
+export { Workspace } from './workspace.js';
 
 import { Engine, type EngineOptions } from './engine.js';
 import { dxf } from './dxf.js';

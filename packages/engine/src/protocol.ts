@@ -68,6 +68,16 @@ export interface HttpRoute {
   summary?: string;
 }
 
+/**
+ * What an op does beyond answering, declared once per op: MCP tool annotations, capabilities and
+ * the operation records follow from it.
+ * - `read`: reads the session and drawings only (asking the user for a pick counts as reading);
+ * - `change`: changes a drawing or the session in memory (undoable edits, open, activate, select);
+ * - `write_files`: writes files in the workspace (save, plot, wblock), possibly over existing ones;
+ * - `discard`: can throw away work that was not saved (closing a modified drawing).
+ */
+export type OpEffect = 'read' | 'change' | 'write_files' | 'discard';
+
 /** One entry of the op catalogue: everything about an op is declared here, once. */
 export interface OpDef<S extends z.ZodTypeAny = z.ZodTypeAny> {
   name: string;
@@ -76,6 +86,8 @@ export interface OpDef<S extends z.ZodTypeAny = z.ZodTypeAny> {
   input: S;
   /** Changes a document: runs in a transaction that becomes one undo step, versions bump. */
   mutates: boolean;
+  /** What the op does to drawings, the session and files (see OpEffect). */
+  effect: OpEffect;
   /** Needs an open document (addressed by document_id or the active one). */
   needsDocument: boolean;
   http: HttpRoute[];

@@ -1,10 +1,15 @@
 // Test helpers: an engine, one-line calls through the dispatcher, document dumps for undo checks.
 import { expect } from 'vitest';
-import { createEngine, Engine, type EngineOptions, type ProtocolResponse } from '../src/index.js';
+import { tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { createEngine, Engine, Workspace, type EngineOptions, type ProtocolResponse } from '../src/index.js';
 import type { DocumentApi } from '../src/dxf.js';
 
+/** The checkout (fixtures) and the system's temporary folder (each test's files). */
+export const TEST_ROOTS = [fileURLToPath(new URL('../../..', import.meta.url)), tmpdir()];
+
 export function engine(opts: EngineOptions = {}): Engine {
-  return createEngine({ appVersion: '9.9.9-test', ...opts });
+  return createEngine({ appVersion: '9.9.9-test', workspace: new Workspace(TEST_ROOTS), ...opts });
 }
 
 let serial = 0;

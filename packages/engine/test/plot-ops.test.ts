@@ -1,13 +1,13 @@
 // plot, wblock, embed_image and preview as catalogue ops, through the dispatcher: fields, paths
-// relative to the working directory, typed failure codes, and embed_image as one undo step.
+// relative to the workspace root, typed failure codes, and embed_image as one undo step.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { Resvg } from '@resvg/resvg-js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { active, call, dump, engine, fails, ok } from './helpers.js';
 import { decodePng, ezdxfAudit, hasEzdxf, inkBox, readDoc } from './render-helpers.js';
-import type { Engine } from '../src/index.js';
+import { Workspace, type Engine } from '../src/index.js';
 import type { DxfObject, Tag } from '../src/dxf.js';
 import { pageSetupOf } from '../src/plot/index.js';
 
@@ -29,7 +29,7 @@ function jpegHeader(path: string, w: number, h: number): string {
 }
 
 async function drawing(): Promise<{ e: Engine; handles: string[] }> {
-  const e = engine();
+  const e = engine({ workspace: new Workspace([dir]) });
   const { handles } = await ok(e, 'entities_create', {
     create_layers: true,
     entities: [
@@ -43,9 +43,9 @@ async function drawing(): Promise<{ e: Engine; handles: string[] }> {
 }
 
 describe('plot op', () => {
-  it('writes PDF, SVG and PNG; relative paths resolve against the working directory', async () => {
+  it('writes PDF, SVG and PNG; relative paths resolve against the workspace root', async () => {
     const { e } = await drawing();
-    const pdf = await ok(e, 'plot', { path: relative(process.cwd(), join(dir, 'a.pdf')) });
+    const pdf = await ok(e, 'plot', { path: 'a.pdf' });
     expect(pdf).toMatchObject({ format: 'pdf', count: 1, files: [join(dir, 'a.pdf')], pages: [{ layout: 'Model', file: join(dir, 'a.pdf') }] });
     expect(readFileSync(join(dir, 'a.pdf')).subarray(0, 5).toString()).toBe('%PDF-');
     const svg = await ok(e, 'plot', { path: join(dir, 'a.svg') });
@@ -107,7 +107,7 @@ describe('page setup scale units', () => {
 describe('wblock op', () => {
   it('writes entities, a block or model space to a new drawing', async () => {
     const { e, handles } = await drawing();
-    const res = await ok(e, 'wblock', { path: relative(process.cwd(), join(dir, 'part.dxf')), handles: [handles[0], handles[2]], base: [10, 5] });
+    const res = await ok(e, 'wblock', { path: 'part.dxf', handles: [handles[0], handles[2]], base: [10, 5] });
     expect(res).toEqual({ path: join(dir, 'part.dxf'), count: 2 });
     const back = await readDoc(join(dir, 'part.dxf'));
     expect(back.modelSpace().entities.map((x) => x.type).sort()).toEqual(['CIRCLE', 'LINE']);
@@ -146,7 +146,7 @@ describe('embed_image op', () => {
     const objectsBefore = store.doc.objects.length;
     const v0 = store.version;
     const file = png(join(dir, 'pic.png'), 30, 10);
-    const r = await ok(e, 'embed_image', { path: relative(process.cwd(), file), insert: [5, 5], width: 60, rotation: 90 });
+    const r = await ok(e, 'embed_image', { path: 'pic.png', insert: [5, 5], width: 60, rotation: 90 });
     expect(store.version).toBe(v0 + 1);
     expect(r).toMatchObject({ handle: expect.any(String), pixels: [30, 10], size: [60, 20], path: file });
     const image = store.doc.get(r.handle)!;
@@ -191,7 +191,7 @@ describe('embed_image op', () => {
     expect(r).toMatchObject({ pixels: [640, 480], size: [64, 48] });
   });
 
-  it('answers file_not_found, invalid_image and unknown_layer, changing nothing', async () => {
+  it('answers file_not_found, invalid_image, not_a_file and unknown_layer, changing nothing', async () => {
     const { e } = await drawing();
     const store = active(e);
     const v = store.version;
@@ -201,7 +201,7 @@ describe('embed_image op', () => {
     await fails(e, 'embed_image', { path: join(dir, 'fake.png'), insert: [0, 0] }, 'invalid_image');
     writeFileSync(join(dir, 'pic.gif'), Buffer.from('GIF89a\x01\x00\x01\x00\x00\x00\x00;', 'latin1'));
     await fails(e, 'embed_image', { path: join(dir, 'pic.gif'), insert: [0, 0] }, 'invalid_image');
-    await fails(e, 'embed_image', { path: dir, insert: [0, 0] }, 'invalid_image');
+    await fails(e, 'embed_image', { path: dir, insert: [0, 0] }, 'not_a_file');
     await fails(e, 'embed_image', { path: png(join(dir, 'ok.png'), 4, 4), insert: [0, 0], layer: 'NoSuchLayer' }, 'unknown_layer');
     await fails(e, 'embed_image', { path: join(dir, 'ok.png'), insert: [0] }, 'invalid_request');
     expect(store.version).toBe(v);

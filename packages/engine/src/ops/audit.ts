@@ -110,6 +110,7 @@ export const auditOp = defineOp({
   summary: 'Checks the drawing (bad_owner, missing_layer, missing_linetype, missing_style, missing_block, duplicate_handle, broken_group, broken_dictionary); fix repairs as one undo step.',
   input: z.object({ fix: z.boolean().optional() }),
   mutates: true,
+  effect: 'change',
   needsDocument: true,
   http: [],
   handler: (ctx, input) => {

@@ -111,6 +111,7 @@ export const blockDefine = defineOp({
     description: z.string().optional(),
   }),
   mutates: true,
+  effect: 'change',
   needsDocument: true,
   http: [{ method: 'POST', path: '/blocks', status: 201, wrapper: true }],
   errors: ['entity_absent', 'block_exists', 'block_protected', 'invalid_block'],
@@ -180,6 +181,7 @@ export const blockDelete = defineOp({
   summary: 'Deletes a block definition; referenced blocks need force (their inserts are erased in the same undo step).',
   input: z.object({ name: z.string().min(1), force: z.boolean().optional() }),
   mutates: true,
+  effect: 'change',
   needsDocument: true,
   http: [{
     method: 'DELETE', path: '/blocks/{name}', status: 200, wrapper: true,
@@ -194,6 +196,7 @@ export const blockRename = defineOp({
   summary: 'Renames a block definition and its inserts (same validation as delete and purge).',
   input: z.object({ name: z.string().min(1), new_name: z.string().min(1) }),
   mutates: true,
+  effect: 'change',
   needsDocument: true,
   http: [],
   errors: ['unknown_block', 'block_protected', 'block_exists'],
@@ -205,6 +208,7 @@ export const blocksList = defineOp({
   summary: 'Block definitions (not layouts) with base point, entity and reference counts.',
   input: z.object({}),
   mutates: false,
+  effect: 'read',
   needsDocument: true,
   http: [],
   handler: (ctx) => {
@@ -299,6 +303,7 @@ export const purgeOp = defineOp({
     names: z.array(z.string()).optional().describe('name patterns with * and ?'),
   }),
   mutates: true,
+  effect: 'change',
   needsDocument: true,
   http: [],
   handler: (ctx, input) => {

@@ -38,6 +38,7 @@ export const command = defineOp({
   summary: `Runs command-line text (${COMMANDS.join(', ')}; one command per line or separated by ;), each command one undo step.`,
   input: z.object({ cmd: z.string().min(1).describe('e.g. "LINE 0,0 @10,0 @10<90 C"') }),
   mutates: true,
+  effect: 'change',
   tx: 'none',
   needsDocument: true,
   http: [{ method: 'POST', path: '/commands', status: 200, wrapper: false }],

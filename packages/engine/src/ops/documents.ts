@@ -1,7 +1,6 @@
 // Documents: open, new, close, save, undo, redo, file identity; header, layers, records.
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { OpError } from '../protocol.js';
 import { DXF_VERSIONS, RELEASE_NAMES, dxf, type DocumentApi, type DxfRecord, type DxfVersion } from '../dxf.js';
@@ -10,6 +9,7 @@ import { UNIT_NAMES, currentLayer, entryName, hdrName, tableEntries } from '../m
 import { Reply, defineOp, q, type OpContext } from './types.js';
 import { recordJson } from '../query/serialize.js';
 import type { Engine } from '../engine.js';
+import { deadline, quote, type Workspace } from '../workspace.js';
 
 /** A DXF version from a release name (R12, R2018) or $ACADVER (AC1009). */
 export function parseVersion(v: string): DxfVersion {
@@ -19,13 +19,23 @@ export function parseVersion(v: string): DxfVersion {
   throw new OpError('invalid_version', `${v} is not a DXF version; use R12, R13, R14, R2000, R2004, R2007, R2010, R2013, R2018 or AC1009 ... AC1032`);
 }
 
-export async function readDocument(path: string): Promise<DocumentApi> {
-  if (!existsSync(path)) throw new OpError('file_not_found', `no file ${path}`);
+/**
+ * Reads a drawing a client named: inside the workspace, a regular file, read within a deadline
+ * that grows with its size (a backstop: local disks read hundreds of MB/s). Returns the document
+ * and the file's real path. A file that is not DXF fails with `invalid_dxf`, whose message says
+ * where and why without quoting the file (it may be anything).
+ */
+export async function readDocument(workspace: Workspace, named: string): Promise<{ doc: DocumentApi; path: string }> {
+  const path = await workspace.forRead(named, 'drawing');
+  const { size } = await stat(path);
   try {
-    return await dxf.readDxf(path);
+    const doc = await deadline(dxf.readDxf(path), `reading ${quote(named)}`, 30_000 + size / 2_000);
+    return { doc, path };
   } catch (err) {
     if (err instanceof OpError) throw err;
-    throw new OpError('invalid_dxf', `cannot read ${path} as a DXF drawing: ${(err as Error).message}`);
+    const e = err as NodeJS.ErrnoException;
+    const why = e.name === 'DxfError' ? e.message : e.code ?? 'the file cannot be read';
+    throw new OpError('invalid_dxf', `cannot read ${quote(named)} as a DXF drawing: ${why}`, { path: named.slice(0, 200) });
   }
 }
 
@@ -51,6 +61,7 @@ export const documentOpen = defineOp({
     version: z.string().optional().describe('DXF version of a new drawing (default R2018)'),
   }),
   mutates: false,
+  effect: 'change',
   needsDocument: false,
   http: [{
     method: 'POST', path: '/documents', status: 201, wrapper: false,
@@ -65,21 +76,20 @@ export const documentOpen = defineOp({
       return out;
     },
   }],
-  errors: ['file_not_found', 'invalid_dxf', 'invalid_version'],
+  errors: ['file_not_found', 'invalid_dxf', 'invalid_version', 'path_outside_root', 'not_a_file', 'invalid_path', 'io_timeout'],
   handler: async (ctx, input) => {
     const engine = ctx.engine;
     if (input.template) {
       const t = input.template;
       let doc: DocumentApi;
       if (/^(R\d+|AC\d{4})$/i.test(t.trim())) doc = newDocument(t);
-      else doc = await readDocument(resolve(t));
+      else doc = (await readDocument(engine.workspace, t)).doc;
       const store = engine.addDocument(doc, null);
       return opened(engine, store, 'document_created');
     }
     if (input.path) {
-      const p = resolve(input.path);
-      const doc = await readDocument(p);
-      const store = engine.addDocument(doc, p);
+      const { doc, path } = await readDocument(engine.workspace, input.path);
+      const store = engine.addDocument(doc, path);
       return opened(engine, store, 'document_opened');
     }
     const store = engine.addDocument(newDocument(input.version), null);
@@ -92,6 +102,7 @@ export const documentNew = defineOp({
   summary: 'Creates a new untitled drawing (optionally of a DXF `version`); it becomes active.',
   input: z.object({ version: z.string().optional().describe('R12 ... R2018 (default R2018)') }),
   mutates: false,
+  effect: 'change',
   needsDocument: false,
   http: [],
   errors: ['invalid_version'],
@@ -106,6 +117,7 @@ export const documentClose = defineOp({
     discard: z.boolean().optional().describe('close even with unsaved changes'),
   }),
   mutates: false,
+  effect: 'discard',
   needsDocument: true,
   http: [{
     method: 'DELETE', path: '/documents/{id}', status: 200, wrapper: false,
@@ -136,20 +148,23 @@ export const save = defineOp({
     version: z.string().optional().describe('R12 ... R2018 or AC1009 ... AC1032 (default: the document\'s)'),
   }),
   mutates: false,
+  effect: 'write_files',
   needsDocument: true,
   http: [{ method: 'POST', path: '/save', status: 200, wrapper: false }],
-  errors: ['path_required', 'save_failed', 'invalid_version'],
+  errors: ['path_required', 'save_failed', 'invalid_version', 'path_outside_root', 'not_a_file', 'invalid_path', 'folder_not_found', 'io_timeout'],
   handler: async (ctx, input) => {
     const s = ctx.store!;
-    const target = input.path ? resolve(input.path) : s.path;
-    if (!target) throw new OpError('path_required', `document ${s.id} (${s.name}) is untitled; give a path`);
+    const named = input.path ?? s.path;
+    if (!named) throw new OpError('path_required', `document ${s.id} (${s.name}) is untitled; give a path`);
+    const target = await ctx.engine.workspace.forWrite(named, 'drawing');
     const version = input.version ? parseVersion(input.version) : s.doc.version;
     try {
       // Another version writes a converted copy; the open drawing keeps its own version.
       await dxf.saveDxf(s.doc, target, version !== s.doc.version ? version : undefined);
     } catch (err) {
       if (err instanceof OpError) throw err;
-      throw new OpError('save_failed', `cannot save ${target}: ${(err as Error).message}`);
+      const e = err as NodeJS.ErrnoException;
+      throw new OpError('save_failed', `cannot save ${quote(named)}: ${e.code ?? e.message}`, { path: named.slice(0, 200) });
     }
     s.path = target;
     s.name = target.split(/[\\/]/).pop() || target;
@@ -167,6 +182,7 @@ export const undo = defineOp({
   summary: 'Undoes the last change(s) of the document; each earlier request is one step.',
   input: stepsInput,
   mutates: true,
+  effect: 'change',
   tx: 'none',
   needsDocument: true,
   http: [{ method: 'POST', path: '/undo', status: 200, wrapper: false }],
@@ -178,6 +194,7 @@ export const redo = defineOp({
   summary: 'Redoes what undo took back.',
   input: stepsInput,
   mutates: true,
+  effect: 'change',
   tx: 'none',
   needsDocument: true,
   http: [{ method: 'POST', path: '/redo', status: 200, wrapper: false }],
@@ -207,6 +224,7 @@ export const fileIdentity = defineOp({
   summary: 'The drawing\'s identity ($FINGERPRINTGUID, 36 characters), generated and stored when absent.',
   input: z.object({ regenerate: z.boolean().optional().describe('assign a new identity (a copy of a drawing becomes a distinct file)') }),
   mutates: false,
+  effect: 'change',
   needsDocument: true,
   http: [{ method: 'POST', path: '/file-identity', status: 200, wrapper: false }],
   handler: (ctx, input) => {
@@ -231,6 +249,7 @@ export const header = defineOp({
   summary: 'The drawing header: every header variable with its value.',
   input: z.object({ names: z.union([z.string(), z.array(z.string())]).optional().describe('only these variables') }),
   mutates: false,
+  effect: 'read',
   needsDocument: true,
   http: [{ method: 'GET', path: '/header', status: 200, wrapper: false, fromHttp: ({ query }) => (query.names ? { names: q.list(query.names) } : {}) }],
   handler: (ctx, input) => {
@@ -250,6 +269,7 @@ export const layers = defineOp({
   summary: 'The layers with their properties and entity counts.',
   input: z.object({}),
   mutates: false,
+  effect: 'read',
   needsDocument: true,
   http: [{ method: 'GET', path: '/layers', status: 200, wrapper: false }],
   handler: (ctx) => {
@@ -298,6 +318,7 @@ export const records = defineOp({
     limit: z.coerce.number().int().min(1).max(100000).optional().describe('default 1000'),
   }),
   mutates: false,
+  effect: 'read',
   needsDocument: true,
   http: [{
     method: 'GET', path: '/records', status: 200, wrapper: false,

@@ -27,6 +27,7 @@ export const entitiesCreate = defineOp({
     select: z.boolean().optional().describe('make the new entities the current selection'),
   }),
   mutates: true,
+  effect: 'change',
   needsDocument: true,
   http: [{ method: 'POST', path: '/entities', status: 201, wrapper: false }],
   errors: ['unknown_layer', 'unknown_linetype', 'unknown_style', 'unknown_block', 'invalid_entity', 'unknown_layout', 'invalid_xdata'],
@@ -103,9 +104,14 @@ function listFromHttp({ query }: { query: Record<string, string> }): Record<stri
   return out;
 }
 
+/**
+ * The HTTP body of a listing: `{count, entities}` at the top level as the spec shows; `result` keeps
+ * the paging fields but not the entities, which would otherwise travel twice.
+ */
 function hoist(res: import('../protocol.js').ProtocolResponse): Record<string, unknown> {
   if (!res.ok) return { ...res };
-  return { ...res, ...(res.result as Record<string, unknown>) };
+  const { entities, ...paging } = res.result as Record<string, unknown>;
+  return { ...res, ...paging, entities, result: paging };
 }
 
 export const entitiesList = defineOp({
@@ -113,6 +119,7 @@ export const entitiesList = defineOp({
   summary: 'Lists entities with filters (type, layer, handles, bounds, near, contains_point, intersections, where) and paging.',
   input: listInput,
   mutates: false,
+  effect: 'read',
   needsDocument: true,
   http: [{ method: 'GET', path: '/entities', status: 200, wrapper: false, fromHttp: listFromHttp, toHttp: hoist }],
   errors: ['invalid_where', 'entity_absent', 'unknown_layout'],
@@ -128,6 +135,7 @@ export const entityGet = defineOp({
   summary: 'One entity by handle with detail full (same shape as the list).',
   input: z.object({ handle: z.string().min(1), detail: z.enum(['summary', 'geometry', 'full']).optional(), fields: z.array(z.string()).optional() }),
   mutates: false,
+  effect: 'read',
   needsDocument: true,
   http: [{
     method: 'GET', path: '/entities/{handle}', status: 200, wrapper: false, toHttp: hoist,
@@ -168,6 +176,7 @@ export const entitiesDelete = defineOp({
   summary: 'Erases entities by handle (one undo step).',
   input: z.object({ handles: z.array(z.string()).min(1) }),
   mutates: true,
+  effect: 'change',
   needsDocument: true,
   http: [{
     method: 'DELETE', path: '/entities', status: 200, wrapper: true,
@@ -248,6 +257,7 @@ export const entitiesTransform = defineOp({
     copy: z.boolean().optional().describe('rotate/scale/mirror a copy, keeping the originals'),
   }),
   mutates: true,
+  effect: 'change',
   needsDocument: true,
   http: [{ method: 'POST', path: '/entities/transform', status: 200, wrapper: true }],
   errors: ['entity_absent', 'invalid_transform'],
@@ -281,6 +291,7 @@ export const entitiesCopyTo = defineOp({
     source_document_id: z.number().int().optional().describe('default: the active document'),
   }),
   mutates: true,
+  effect: 'change',
   tx: 'none',
   addressing: 'active',
   needsDocument: true,
@@ -452,6 +463,7 @@ export const setProperties = defineOp({
     ltscale: z.number().optional(),
   }),
   mutates: true,
+  effect: 'change',
   needsDocument: true,
   http: [],
   errors: ['entity_absent', 'unknown_property', 'invalid_property', 'unknown_layer', 'unknown_linetype', 'unknown_style'],
@@ -481,6 +493,7 @@ export const property = defineOp({
   summary: 'Reads one attribute of an entity (by name or JSON pointer into its full record).',
   input: z.object({ handle: z.string().min(1), name: z.string().min(1) }),
   mutates: false,
+  effect: 'read',
   needsDocument: true,
   http: [],
   errors: ['entity_absent', 'unknown_property'],
@@ -513,6 +526,7 @@ export const viewFocus = defineOp({
     margin: z.number().min(0).max(10).optional().describe('extra space around, as a fraction of the size (default 0.05)'),
   }),
   mutates: false,
+  effect: 'change',
   needsDocument: true,
   http: [],
   errors: ['entity_absent'],
@@ -552,6 +566,7 @@ export const getSelection = defineOp({
   summary: 'The current selection, passively, in selection order: {count, entities[]} with handle, type, text, value, bounds.',
   input: z.object({}),
   mutates: false,
+  effect: 'read',
   needsDocument: true,
   http: [],
   handler: (ctx) => {
@@ -566,6 +581,7 @@ export const select = defineOp({
   summary: 'Sets the current selection: replace (default), add, remove or clear.',
   input: z.object({ handles: z.array(z.string()).optional(), mode: z.enum(['replace', 'add', 'remove', 'clear']).optional() }),
   mutates: false,
+  effect: 'change',
   needsDocument: true,
   http: [],
   errors: ['entity_absent'],
@@ -590,6 +606,7 @@ export const selectionSetCreate = defineOp({
   summary: 'Stores a named selection set (name, handles) for the session.',
   input: z.object({ name: z.string().min(1), handles: z.array(z.string()) }),
   mutates: false,
+  effect: 'change',
   needsDocument: true,
   http: [{ method: 'POST', path: '/selection-sets', status: 201, wrapper: true }],
   errors: ['entity_absent'],
@@ -606,6 +623,7 @@ export const selectionSetRecall = defineOp({
   summary: 'A named selection set\'s handles (erased ones dropped); `select` makes it the current selection.',
   input: z.object({ name: z.string().min(1), select: z.boolean().optional() }),
   mutates: false,
+  effect: 'change',
   needsDocument: true,
   http: [{
     method: 'GET', path: '/selection-sets/{name}', status: 200, wrapper: false,
@@ -627,6 +645,7 @@ export const groupCreate = defineOp({
   summary: 'Creates a named group (GROUP object in ACAD_GROUP) of entities.',
   input: z.object({ name: z.string().min(1).max(255), handles: z.array(z.string()).min(1), description: z.string().optional(), selectable: z.boolean().optional() }),
   mutates: true,
+  effect: 'change',
   needsDocument: true,
   http: [{ method: 'POST', path: '/groups', status: 201, wrapper: true }],
   errors: ['entity_absent', 'group_exists'],

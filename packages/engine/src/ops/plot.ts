@@ -2,22 +2,30 @@
 // drawing), embed_image (IMAGE + IMAGEDEF + reactor, one undo step) and preview (a PNG or SVG of
 // the active drawing in the answer, which the MCP server turns into image content). The work is
 // done in src/plot and src/render; these entries map fields, paths and errors.
-import { dirname, resolve } from 'node:path';
+import { dirname } from 'node:path';
 import { z } from 'zod';
 import { OpError } from '../protocol.js';
 import type { DocStore } from '../store/document-store.js';
 import { point } from '../entities/create.js';
 import { embedImage as embed } from '../plot/images.js';
+import { linkedImages } from '../plot/linked-images.js';
 import { plot as plotLayouts } from '../plot/plot.js';
 import { wblock as writeBlock } from '../plot/wblock.js';
 import { findLayout } from '../render/layouts.js';
 import { renderPreview } from '../render/preview.js';
-import { defineOp } from './types.js';
+import { defineOp, type OpContext } from './types.js';
 
 /** Folder that relative IMAGEDEF file names are resolved against: the drawing's own folder. */
 function baseDirOf(store: DocStore): string | undefined {
-  return store.path ? dirname(resolve(store.path)) : undefined;
+  return store.path ? dirname(store.path) : undefined;
 }
+
+/** The images the drawing links, as far as they lie inside the workspace. */
+function imagesOf(ctx: OpContext): Promise<Map<string, string | null>> {
+  return linkedImages(ctx.store!.doc, ctx.engine.workspace, baseDirOf(ctx.store!));
+}
+
+const FILE_ERRORS = ['path_outside_root', 'not_a_file', 'invalid_path', 'io_timeout'];
 
 function layoutOrThrow(store: DocStore, name: string | undefined): string {
   const l = findLayout(store.doc, name);
@@ -32,7 +40,7 @@ export const plot = defineOp({
   summary: 'Plots layouts to PDF, SVG or PNG with their page setups: {layout?, path, format?, pages?}; result holds files and pages.',
   input: z.object({
     layout: z.string().optional().describe('layout to plot (default model space)'),
-    path: z.string().min(1).describe('output file, relative to the server\'s working directory; {page} is replaced by the layout name for one file per page'),
+    path: z.string().min(1).describe('output file inside the workspace (relative paths start at its root; missing folders are created); {page} is replaced by the layout name for one file per page'),
     format: z.enum(['pdf', 'svg', 'png']).optional().describe('default: from the extension of path'),
     pages: z.union([z.literal('all'), z.array(z.string()).min(1)]).optional().describe('"all" layouts or a list of layout names (PDF: one page each in one file unless path holds {page})'),
     paper: z.string().optional().describe('paper instead of the page setups (A0-A5, ANSI A-E, Letter, Tabloid, WxH mm); fits the drawing'),
@@ -41,12 +49,18 @@ export const plot = defineOp({
     height: z.number().int().positive().max(20000).optional().describe('PNG: height in pixels'),
   }),
   mutates: false,
+  effect: 'write_files',
   needsDocument: true,
   http: [{ method: 'POST', path: '/plot', status: 200, wrapper: true }],
-  errors: ['unknown_layout', 'io_error'],
+  errors: ['unknown_layout', 'io_error', ...FILE_ERRORS],
   handler: async (ctx, input) => {
     const store = ctx.store!;
-    const res = await plotLayouts(store.doc, { ...input, path: resolve(input.path), baseDir: baseDirOf(store) });
+    const res = await plotLayouts(store.doc, {
+      ...input,
+      baseDir: baseDirOf(store),
+      images: await imagesOf(ctx),
+      resolveOutput: (file) => ctx.engine.workspace.forWrite(file, 'plot file', { createFolders: true }),
+    });
     return { format: res.format, count: res.files.length, files: res.files, pages: res.pages, skipped: res.skipped };
   },
 });
@@ -55,18 +69,20 @@ export const wblock = defineOp({
   name: 'wblock',
   summary: 'Writes entities (handles), a block\'s content (block) or all of model space to a new DXF drawing with the layers, linetypes, styles, blocks and APPIDs they need: {path, handles?, block?, base?}; result holds path and count.',
   input: z.object({
-    path: z.string().min(1).describe('DXF file to write, relative to the server\'s working directory'),
+    path: z.string().min(1).describe('DXF file to write inside the workspace (relative paths start at its root; missing folders are created)'),
     handles: z.array(z.string()).min(1).optional().describe('entities to write (any space); wins over block'),
     block: z.string().min(1).optional().describe('a block definition whose content becomes the drawing'),
     base: point.optional().describe('base point of the new drawing ($INSBASE); default the block\'s base point or the origin'),
   }),
   mutates: false,
+  effect: 'write_files',
   needsDocument: true,
   http: [{ method: 'POST', path: '/wblock', status: 200, wrapper: true }],
-  errors: ['entity_absent', 'unknown_block', 'io_error'],
+  errors: ['entity_absent', 'unknown_block', 'io_error', ...FILE_ERRORS],
   handler: async (ctx, input) => {
     const base = input.base as [number, number] | [number, number, number] | undefined;
-    return writeBlock(ctx.store!.doc, { path: resolve(input.path), handles: input.handles, block: input.block, base });
+    const path = await ctx.engine.workspace.forWrite(input.path, 'drawing', { createFolders: true });
+    return writeBlock(ctx.store!.doc, { path, handles: input.handles, block: input.block, base });
   },
 });
 
@@ -74,7 +90,7 @@ export const embedImage = defineOp({
   name: 'embed_image',
   summary: 'Places a PNG or JPEG as an IMAGE with its IMAGEDEF and reactor (size from the file): {path, insert:[x,y], width?, height?, rotation?}; result holds handle; one undo step.',
   input: z.object({
-    path: z.string().min(1).describe('PNG or JPEG file, relative to the server\'s working directory (the drawing links it by absolute path)'),
+    path: z.string().min(1).describe('PNG or JPEG file inside the workspace (relative paths start at its root; the drawing links it by absolute path)'),
     insert: point.describe('lower-left corner'),
     width: z.number().positive().optional().describe('drawing units; with only one of width / height the other keeps the pixel aspect; neither: one unit per pixel'),
     height: z.number().positive().optional(),
@@ -82,14 +98,16 @@ export const embedImage = defineOp({
     layer: z.string().min(1).optional().describe('default the current layer'),
   }),
   mutates: true,
+  effect: 'change',
   needsDocument: true,
   http: [{ method: 'POST', path: '/images', status: 201, wrapper: true }],
-  errors: ['file_not_found', 'invalid_image', 'unknown_layer'],
-  handler: (ctx, input) => {
+  errors: ['file_not_found', 'invalid_image', 'unknown_layer', ...FILE_ERRORS],
+  handler: async (ctx, input) => {
     const ins = input.insert as [number, number] | [number, number, number];
+    const path = await ctx.engine.workspace.forRead(input.path, 'image');
     // the transaction is the sink: every record it adds or touches is part of this undo step
-    const r = embed(ctx.tx!, { path: input.path, insert: ins, width: input.width, height: input.height, rotation: input.rotation, layer: input.layer });
-    return { handle: r.handle, image_def: r.image_def, pixels: r.pixels, size: r.size, path: resolve(input.path) };
+    const r = embed(ctx.tx!, { path, insert: ins, width: input.width, height: input.height, rotation: input.rotation, layer: input.layer });
+    return { handle: r.handle, image_def: r.image_def, pixels: r.pixels, size: r.size, path };
   },
 });
 
@@ -104,10 +122,11 @@ export const preview = defineOp({
     area: z.tuple([z.number(), z.number(), z.number(), z.number()]).optional().describe('[x1, y1, x2, y2] to show instead of the extents'),
   }),
   mutates: false,
+  effect: 'read',
   needsDocument: true,
   http: [],
   errors: ['unknown_layout'],
-  handler: (ctx, input) => {
+  handler: async (ctx, input) => {
     const store = ctx.store!;
     const layout = layoutOrThrow(store, input.layout);
     const width = input.width ?? 1024;
@@ -115,7 +134,7 @@ export const preview = defineOp({
     const format = input.format ?? 'png';
     const a = input.area;
     const area = a ? { minX: Math.min(a[0], a[2]), minY: Math.min(a[1], a[3]), maxX: Math.max(a[0], a[2]), maxY: Math.max(a[1], a[3]) } : undefined;
-    const bytes = renderPreview(store.doc, { layout, width, height, format, area, baseDir: baseDirOf(store) });
+    const bytes = renderPreview(store.doc, { layout, width, height, format, area, baseDir: baseDirOf(store), images: await imagesOf(ctx) });
     return {
       layout, format, mime_type: format === 'png' ? 'image/png' : 'image/svg+xml', width, height, bytes: bytes.length,
       data: bytes.toString('base64'),

@@ -149,6 +149,7 @@ export const sysvars = defineOp({
     set: z.record(z.string(), z.unknown()).optional().describe('name -> new value, type-checked'),
   }),
   mutates: true,
+  effect: 'change',
   needsDocument: true,
   http: [
     { method: 'GET', path: '/sysvars', status: 200, wrapper: false, fromHttp: ({ query }) => ({ get: q.list(query.names) }) },
@@ -184,6 +185,7 @@ export const layoutCreate = defineOp({
   summary: 'Creates a paper-space layout; `result.layouts` lists every layout name.',
   input: z.object({ name: z.string().min(1).max(255).describe('layout name (no < > / \\ " : ; ? * | , = `)') }),
   mutates: true,
+  effect: 'change',
   needsDocument: true,
   http: [{ method: 'POST', path: '/layouts', status: 201, wrapper: false }],
   errors: ['layout_exists'],
@@ -202,6 +204,7 @@ export const layoutsList = defineOp({
   summary: 'The layouts (Model first) with their page setups.',
   input: z.object({}),
   mutates: false,
+  effect: 'read',
   needsDocument: true,
   http: [],
   handler: (ctx) => {
@@ -229,6 +232,7 @@ export const pageSetup = defineOp({
     window: z.tuple([z.number(), z.number(), z.number(), z.number()]).optional(),
   }),
   mutates: true,
+  effect: 'change',
   needsDocument: true,
   http: [{
     method: 'PUT', path: '/layouts/{layout}/page-setup', status: 200, wrapper: false,

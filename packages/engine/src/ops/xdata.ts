@@ -14,6 +14,7 @@ export const xdataGet = defineOp({
   summary: 'Extended data of an entity: `items[]`, each with `xdata` mapping the application name to its values (and `raw` {code, value} items).',
   input: z.object({ handle: z.string().min(1), app: z.string().optional().describe('only this application') }),
   mutates: false,
+  effect: 'read',
   needsDocument: true,
   http: [{
     method: 'GET', path: '/entities/{handle}/xdata', status: 200, wrapper: false,
@@ -40,6 +41,7 @@ export const xdataSet = defineOp({
   summary: 'Replaces an entity\'s xdata of one application with {code, value} items (the APPID is registered when missing).',
   input: z.object({ handle: z.string().min(1), app: z.string().min(1), items: z.array(item).default([]) }),
   mutates: true,
+  effect: 'change',
   needsDocument: true,
   http: [{
     method: 'PUT', path: '/entities/{handle}/xdata/{app}', status: 200, wrapper: true,
@@ -72,6 +74,7 @@ export const xdataDelete = defineOp({
   summary: 'Removes an entity\'s xdata of one application (reading it then gives an empty array).',
   input: z.object({ handle: z.string().min(1), app: z.string().min(1) }),
   mutates: true,
+  effect: 'change',
   needsDocument: true,
   http: [{
     method: 'DELETE', path: '/entities/{handle}/xdata/{app}', status: 200, wrapper: false,

@@ -6,6 +6,7 @@ import { dxf } from '../dxf.js';
 import { OpError } from '../protocol.js';
 import type { PlotFormat, PlotOptions } from './plot.js';
 import { plot } from './plot.js';
+import { Workspace } from '../workspace.js';
 
 export interface CliIo {
   stdout: { write(s: string): unknown };
@@ -69,6 +70,8 @@ export async function plotCommand(args: string[], io: CliIo): Promise<number> {
       width: o.width,
       height: o.height,
       baseDir: dirname(resolvePath(input)),
+      // the user's own command: any folder they can write, created when missing
+      resolveOutput: (file) => Workspace.unrestricted().forWrite(file, 'plot file', { createFolders: true }),
       onPage: (done, total, name) => {
         if (!tty || total < 2) return;
         const cols = Math.max(10, Math.min(40, (io.stderr.columns ?? 80) - 30));

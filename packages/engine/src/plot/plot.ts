@@ -1,8 +1,7 @@
 // plot: layouts -> pages (paper, area and scale from each layout's page setup) -> PDF / SVG / PNG
 // files, written atomically; one file per page when the path holds `{page}`.
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, extname } from 'node:path';
+import { extname } from 'node:path';
+import { writeAll, writeFileAtomicSync } from '@linework/dxf';
 import type { DocumentApi } from '../dxf.js';
 import { OpError } from '../protocol.js';
 import type { Bounds, DisplayList } from '../render/display-list.js';
@@ -35,6 +34,10 @@ export interface PlotOptions {
   paper?: string;
   /** Directory relative image paths are resolved against (the drawing's folder). */
   baseDir?: string;
+  /** The image files the drawing links, as the caller allows them (see RenderOptions.images). */
+  images?: Map<string, string | null>;
+  /** Checks (and may create the folder of) each output file; returns the path to write. */
+  resolveOutput?: (file: string) => Promise<string>;
   /** Called after each page is rendered (progress bars). */
   onPage?: (done: number, total: number, layout: string) => void;
 }
@@ -182,24 +185,13 @@ function formatOf(path: string, format?: string): PlotFormat {
   throw new OpError('invalid_request', `cannot tell the format from ${JSON.stringify(path)}: give format (pdf, svg, png) or use one of those extensions`);
 }
 
-/** Writes a file atomically (temporary file in the same folder, then rename). */
+/** Writes a file atomically (temporary file in the same folder, then rename), keeping the mode of the file it replaces. */
 export function writeAtomic(path: string, data: Buffer | string): void {
+  const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
   try {
-    mkdirSync(dirname(path), { recursive: true });
-  } catch {
-    // the write below reports the real problem
-  }
-  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    writeFileSync(tmp, data);
-    renameSync(tmp, path);
+    writeFileAtomicSync(path, (fd) => writeAll(fd, bytes));
   } catch (err) {
-    try {
-      rmSync(tmp, { force: true });
-    } catch {
-      // the folder itself is unusable: nothing was left behind
-    }
-    throw new OpError('io_error', `cannot write ${path}: ${(err as Error).message}`, { path });
+    throw new OpError('io_error', `cannot write ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { path });
   }
 }
 
@@ -242,7 +234,7 @@ export async function plot(doc: DocumentApi, opts: PlotOptions): Promise<PlotRes
   const pages: { page: Page; paper: string; scale: number }[] = [];
   const skipped: Record<string, number> = {};
   for (const name of names) {
-    const list = renderLayout(doc, { layout: name, baseDir: opts.baseDir });
+    const list = renderLayout(doc, { layout: name, baseDir: opts.baseDir, images: opts.images });
     for (const [k, v] of Object.entries(list.skipped)) skipped[k] = (skipped[k] ?? 0) + v;
     pages.push(layoutPage(doc, name, list, { paper: opts.paper }));
     opts.onPage?.(pages.length, names.length, name);
@@ -250,13 +242,14 @@ export async function plot(doc: DocumentApi, opts: PlotOptions): Promise<PlotRes
   const files: string[] = [];
   const out: PlottedPage[] = [];
   const used = new Map<string, number>();
-  const fileFor = (name: string): string => {
-    if (!perPage) return opts.path;
+  const resolveOutput = opts.resolveOutput ?? (async (f: string) => f);
+  const fileFor = async (name: string): Promise<string> => {
+    if (!perPage) return resolveOutput(opts.path);
     let base = safePageName(name);
     const n = used.get(base.toLowerCase()) ?? 0;
     used.set(base.toLowerCase(), n + 1);
     if (n) base = `${base}-${n + 1}`;
-    return opts.path.replace(/\{page\}/g, base);
+    return resolveOutput(opts.path.replace(/\{page\}/g, base));
   };
   const describe = (p: { page: Page; paper: string; scale: number }, file: string): PlottedPage => ({
     layout: p.page.name, file, paper: p.paper, width: round2(p.page.width), height: round2(p.page.height), scale: p.scale,
@@ -264,20 +257,21 @@ export async function plot(doc: DocumentApi, opts: PlotOptions): Promise<PlotRes
   if (format === 'pdf') {
     if (perPage) {
       for (const p of pages) {
-        const file = fileFor(p.page.name);
+        const file = await fileFor(p.page.name);
         writeAtomic(file, await pagesToPdf([p.page], { title: p.page.name }));
         files.push(file);
         out.push(describe(p, file));
       }
     } else {
-      writeAtomic(opts.path, await pagesToPdf(pages.map((p) => p.page), { title: pages.map((p) => p.page.name).join(', ') }));
-      files.push(opts.path);
-      for (const p of pages) out.push(describe(p, opts.path));
+      const file = await fileFor('');
+      writeAtomic(file, await pagesToPdf(pages.map((p) => p.page), { title: pages.map((p) => p.page.name).join(', ') }));
+      files.push(file);
+      for (const p of pages) out.push(describe(p, file));
     }
   } else {
     const imageCache = new Map<string, string>();
     for (const p of pages) {
-      const file = fileFor(p.page.name);
+      const file = await fileFor(p.page.name);
       if (format === 'svg') writeAtomic(file, pageToSvg(p.page, { imageCache }));
       else {
         const png = pageToPng(p.page, { dpi: opts.dpi, width: opts.width, height: opts.height, imageCache });

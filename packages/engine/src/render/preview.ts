@@ -17,6 +17,8 @@ export interface PreviewOptions {
   area?: Bounds;
   /** Directory relative image paths are resolved against. */
   baseDir?: string;
+  /** The image files that may be read (see RenderOptions.images). */
+  images?: Map<string, string | null>;
 }
 
 /** Renders a preview image (PNG bytes or SVG text as bytes) of a layout. */
@@ -24,7 +26,7 @@ export function renderPreview(doc: DocumentApi, opts: PreviewOptions): Buffer {
   const width = Math.max(1, Math.round(opts.width));
   const height = Math.max(1, Math.round(opts.height));
   const area = opts.area && boundsValid(opts.area) ? opts.area : undefined;
-  const list = renderLayout(doc, { layout: opts.layout, baseDir: opts.baseDir, area });
+  const list = renderLayout(doc, { layout: opts.layout, baseDir: opts.baseDir, images: opts.images, area });
   // one paper "millimetre" per pixel, 2 % margin
   const margin = Math.min(width, height) * 0.02;
   const page = fitPage(opts.layout ?? 'Model', list, width, height, margin, area);

@@ -36,6 +36,11 @@ export interface RenderOptions {
   background?: Rgb;
   /** Directory relative image paths are resolved against (the drawing's folder). */
   baseDir?: string;
+  /**
+   * The image files the drawing may show, by IMAGEDEF file name (null: not available). When
+   * given, only these are read: the server resolves them inside its workspace beforehand.
+   */
+  images?: Map<string, string | null>;
   /** Skip layers whose plot flag is off (default true, as plotting does). */
   honorPlotFlag?: boolean;
   /** Maximum block nesting (default 24). */
@@ -101,6 +106,8 @@ interface Ctx {
   vpFrozen: Set<string> | null;
   stack: Set<string>;
   imageCache: Map<string, string | null>;
+  /** Only the images of RenderOptions.images may be read. */
+  imagesFixed: boolean;
   /** RAY / XLINE waiting for the area they are clipped to (known once everything else is drawn). */
   infinite: InfiniteLine[];
 }
@@ -212,7 +219,8 @@ function makeCtx(doc: DocumentApi, opts: RenderOptions): Ctx {
     dashFactor: 1,
     vpFrozen: null,
     stack: new Set(),
-    imageCache: new Map(),
+    imageCache: opts.images ? new Map(opts.images) : new Map(),
+    imagesFixed: opts.images !== undefined,
     infinite: [],
   };
 }
@@ -1440,24 +1448,24 @@ function imageBoundary(e: Entity, m: Mat, useClip: boolean): number[] {
 
 const MIME: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.bmp': 'image/bmp', '.tif': 'image/tiff', '.tiff': 'image/tiff' };
 
-function findImageFile(ctx: Ctx, name: string): string | null {
-  const cached = ctx.imageCache.get(name);
-  if (cached !== undefined) return cached;
+/** Where an IMAGEDEF's file name may be found, in order: as written, beside the drawing, by name beside it, from the working folder. */
+export function imageCandidates(name: string, baseDir: string | undefined): string[] {
   const candidates: string[] = [];
   const norm = name.replace(/\\/g, '/');
-  if (isAbsolute(norm) || /^[A-Za-z]:\//.test(norm)) candidates.push(norm);
-  if (ctx.baseDir) {
-    candidates.push(resolvePath(ctx.baseDir, norm));
-    candidates.push(join(ctx.baseDir, basename(norm)));
+  if (/^[A-Za-z]:\//.test(norm)) return baseDir ? [join(baseDir, basename(norm))] : [];
+  if (isAbsolute(norm)) candidates.push(norm);
+  if (baseDir) {
+    candidates.push(resolvePath(baseDir, norm));
+    candidates.push(join(baseDir, basename(norm)));
   }
   candidates.push(resolvePath(norm));
-  let found: string | null = null;
-  for (const c of candidates) {
-    if (!/^[A-Za-z]:\//.test(c) && existsSync(c)) {
-      found = c;
-      break;
-    }
-  }
+  return candidates;
+}
+
+function findImageFile(ctx: Ctx, name: string): string | null {
+  const cached = ctx.imageCache.get(name);
+  if (cached !== undefined || ctx.imagesFixed) return cached ?? null;
+  const found = imageCandidates(name, ctx.baseDir).find((c) => existsSync(c)) ?? null;
   ctx.imageCache.set(name, found);
   return found;
 }

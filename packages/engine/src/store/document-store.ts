@@ -12,6 +12,14 @@ import {
   entityIndex, insertBlock, insertEntityAt, insertObjectAt, insertTableEntryAt, removeTableEntryRecord,
 } from './access.js';
 import { SpatialIndex } from './spatial.js';
+import { OpError } from '../protocol.js';
+
+/**
+ * The largest coordinate a changed entity's box may reach. Far below the doubles' range on
+ * purpose: sizes, centres, margins and transforms computed from boxes (max - min, a view's width)
+ * must stay finite, and a circle of radius 1e308 at 1e308 has no finite box at all.
+ */
+export const MAX_COORDINATE = 1e100;
 
 /** One recorded change. Records held here are deep clones taken when the change happened. */
 export type Change =
@@ -65,6 +73,8 @@ export class DocStore {
   previousSelection: string[] = [];
   private tx: Transaction | null = null;
   private msName: string;
+  /** Boxes computed by the range check of a commit, reused by the index refresh that follows. */
+  private checkedBoxes = new Map<string, { min: number[]; max: number[] } | null>();
 
   constructor(
     readonly id: number,
@@ -98,9 +108,13 @@ export class DocStore {
     return this.tx;
   }
 
-  /** Ends the open transaction: an empty diff changes nothing, otherwise one undo step. */
+  /**
+   * Ends the open transaction: an empty diff changes nothing, otherwise one undo step. Throws
+   * (leaving the transaction open for rollback) when a changed entity lies out of range.
+   */
   commit(tx: Transaction): Diff | null {
     if (this.tx !== tx) throw new Error('not the open transaction');
+    this.checkRange(tx.changes);
     this.tx = null;
     const diff = tx.finish();
     if (!diff.changes.length) return null;
@@ -154,6 +168,28 @@ export class DocStore {
     if (live.size !== this.selection.length) this.selection = this.selection.filter((h) => live.has(h));
   }
 
+  /** Refuses entities whose box is not finite or passes MAX_COORDINATE (out_of_range). */
+  private checkRange(changes: Change[]): void {
+    this.checkedBoxes.clear();
+    for (const c of changes) {
+      const e = c.k === 'ent+' ? c.rec : c.k === 'rec~' && (c.live as Entity).kind === 'entity' && this.doc.get(c.live.handle) ? (c.live as Entity) : null;
+      if (!e) continue;
+      const box = safeBox(e, this.doc);
+      this.checkedBoxes.set(e.handle, box);
+      if (!box) continue;
+      for (const v of [...box.min, ...box.max]) {
+        if (!(Math.abs(v) <= MAX_COORDINATE)) {
+          this.checkedBoxes.clear();
+          throw new OpError(
+            'out_of_range',
+            `${e.type} ${e.handle} would reach ${v} (coordinates and sizes must stay within ±${MAX_COORDINATE}); nothing changed`,
+            { handle: e.handle, type: e.type, limit: MAX_COORDINATE },
+          );
+        }
+      }
+    }
+  }
+
   /** Updates the spatial index from a list of changes. */
   refreshIndex(changes: Change[]): void {
     const touched = new Set<string>();
@@ -186,9 +222,10 @@ export class DocStore {
     for (const h of touched) {
       const e = this.doc.get(h) as Entity | undefined;
       const inMs = !!e && e.kind === 'entity' && (msOwner && e.owner ? e.owner === msOwner : this.isModelSpace(e));
-      if (inMs) adds.push({ handle: h, box: safeBox(e, this.doc) });
+      if (inMs) adds.push({ handle: h, box: this.checkedBoxes.has(h) ? this.checkedBoxes.get(h)! : safeBox(e, this.doc) });
       else gone.push(h);
     }
+    this.checkedBoxes.clear();
     if (gone.length) this.index.removeMany(gone);
     if (adds.length > 2000) this.index.addMany(adds);
     else for (const a of adds) this.index.set(a.handle, a.box);
