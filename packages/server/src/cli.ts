@@ -10,6 +10,8 @@ export const USAGE = `Usage:
   linework --tcp <port>                   JSON lines on a loopback TCP socket (each request carries "token")
   linework --stdio                        JSON lines on stdin/stdout (one request per line)
   linework --mcp                          Model Context Protocol server on stdin/stdout
+    [--root DIR ...]                      the workspace: the only folders clients may name files in
+                                          (default: the current folder; relative paths start at the first)
   linework info <file.dxf> [--json]       describe a DXF file
   linework convert <in.dxf> <out.dxf> [--version R2018]
   linework plot <file.dxf> <out.pdf|svg|png> [--layout NAME | --all] [--paper A3] [--dpi N]
@@ -17,6 +19,7 @@ export const USAGE = `Usage:
 
 Transports combine in one process and share one session, e.g. --http 8080 --tcp 8081.
 Environment: SERVICE_API_TOKEN (session token; otherwise one is generated and printed),
+LINEWORK_ROOT (workspace folders when no --root is given, separated by ':'),
 LINEWORK_LOG_LEVEL (pino level, default info).`;
 
 export type Command =
@@ -25,7 +28,7 @@ export type Command =
   | { kind: 'info'; args: string[] }
   | { kind: 'convert'; args: string[] }
   | { kind: 'plot'; args: string[] }
-  | { kind: 'serve'; http?: number; tcp?: number; stdio: boolean; mcp: boolean; files: string[] }
+  | { kind: 'serve'; http?: number; tcp?: number; stdio: boolean; mcp: boolean; files: string[]; roots: string[] }
   | { kind: 'error'; message: string };
 
 function port(v: string | undefined, flag: string): number | string {
@@ -41,7 +44,7 @@ export function parseArgs(argv: readonly string[]): Command {
   if (first === 'convert') return { kind: 'convert', args: rest };
   if (first === 'plot') return { kind: 'plot', args: rest };
   if (argv.length === 0) return { kind: 'error', message: 'no transport given' };
-  const cmd: Extract<Command, { kind: 'serve' }> = { kind: 'serve', stdio: false, mcp: false, files: [] };
+  const cmd: Extract<Command, { kind: 'serve' }> = { kind: 'serve', stdio: false, mcp: false, files: [], roots: [] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const eq = a.indexOf('=');
@@ -59,6 +62,12 @@ export function parseArgs(argv: readonly string[]): Command {
         if (typeof p === 'string') return { kind: 'error', message: p };
         if (flag === '--http') cmd.http = p;
         else cmd.tcp = p;
+        break;
+      }
+      case '--root': {
+        const dir = inline ?? argv[++i];
+        if (dir === undefined || dir === '') return { kind: 'error', message: '--root needs a folder' };
+        cmd.roots.push(dir);
         break;
       }
       case '--stdio':

@@ -12,6 +12,10 @@ export const LIMITS = {
   maxConnections: 8,
   /** Idle time of a connection (reading or writing), in milliseconds. */
   idleMs: 15_000,
+  /** The request line and headers must have arrived this long after the connection opened. */
+  headDeadlineMs: 5_000,
+  /** The body must have arrived this long after the head (16 MiB needs 0.6 MB/s). */
+  bodyDeadlineMs: 30_000,
   /** One JSON line on the TCP and stdio transports. */
   maxJsonLineBytes: 16 * 1024 * 1024,
 } as const;
@@ -19,14 +23,22 @@ export const LIMITS = {
 export interface TransportConfig {
   /** Idle limit per connection in ms (HTTP and TCP). */
   idleMs: number;
+  /** HTTP: time for the request head, and then for the body, in ms. */
+  headDeadlineMs: number;
+  bodyDeadlineMs: number;
 }
 
 /**
- * Reads the tunable settings. `LINEWORK_IDLE_MS` (a positive integer) replaces the 15 s idle limit;
- * it exists so tests need not wait 15 s, and is not meant for production use.
+ * Reads the tunable settings. `LINEWORK_IDLE_MS`, `LINEWORK_HEAD_DEADLINE_MS` and
+ * `LINEWORK_BODY_DEADLINE_MS` (positive integers) replace the 15 s idle limit and the 5 s / 30 s
+ * deadlines; they exist so tests need not wait, and are not meant for production use.
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): TransportConfig {
-  return { idleMs: positiveInt(env.LINEWORK_IDLE_MS) ?? LIMITS.idleMs };
+  return {
+    idleMs: positiveInt(env.LINEWORK_IDLE_MS) ?? LIMITS.idleMs,
+    headDeadlineMs: positiveInt(env.LINEWORK_HEAD_DEADLINE_MS) ?? LIMITS.headDeadlineMs,
+    bodyDeadlineMs: positiveInt(env.LINEWORK_BODY_DEADLINE_MS) ?? LIMITS.bodyDeadlineMs,
+  };
 }
 
 function positiveInt(v: string | undefined): number | undefined {

@@ -31,6 +31,8 @@ export interface HttpServerOptions {
   /** 0 lets the system choose. */
   port: number;
   idleMs?: number;
+  headDeadlineMs?: number;
+  bodyDeadlineMs?: number;
   maxConnections?: number;
   logger?: Logger;
 }
@@ -80,7 +82,10 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     socket.once('close', release);
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
-    serveConnection(socket, handler, { idle, onError: (err) => log.error({ err }, 'http handler failed') });
+    serveConnection(socket, handler, {
+      idle, headDeadlineMs: options.headDeadlineMs, bodyDeadlineMs: options.bodyDeadlineMs,
+      onError: (err) => log.error({ err }, 'http handler failed'),
+    });
   });
   const port = await listenLoopback(server, options.port);
   url = `http://${LOOPBACK}:${port}${API_PREFIX}`;

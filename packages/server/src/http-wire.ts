@@ -9,6 +9,7 @@
 import type { Socket } from 'node:net';
 import { LIMITS } from './config.js';
 import { REASONS } from './status.js';
+import { ReplyTooLarge, encodeJson } from './json-reply.js';
 
 export interface RawRequest {
   method: string;
@@ -34,6 +35,10 @@ export type RequestHandler = (req: RawRequest) => Promise<HttpReply>;
 export interface WireOptions {
   /** Watches the connection's idle time (one sweep for all connections instead of a timer each). */
   idle: IdleSweeper;
+  /** Time from the connection's start until the whole request head has arrived (ms). */
+  headDeadlineMs?: number;
+  /** Time from the end of the head until the whole body has arrived (ms). */
+  bodyDeadlineMs?: number;
   /** Called for failures of the handler itself (the handler should not throw). */
   onError?: (err: unknown) => void;
 }
@@ -45,6 +50,11 @@ interface Watched {
   /** Bytes waiting to be written at the last sweep. */
   pending: number;
   busy: () => boolean;
+  /**
+   * When the request must have arrived whole (sweeper clock): a client trickling one byte a second
+   * is never idle, but it cannot hold a connection slot past this.
+   */
+  deadline: number;
 }
 
 /**
@@ -87,7 +97,7 @@ export class IdleSweeper {
       const pending = w.socket.writableLength;
       if (w.busy() || pending < w.pending) w.lastActive = now;
       w.pending = pending;
-      if (now - w.lastActive >= this.idleMs) {
+      if (now - w.lastActive >= this.idleMs || now >= w.deadline) {
         this.conns.delete(w);
         w.socket.destroy();
       }
@@ -102,6 +112,23 @@ export class IdleSweeper {
 }
 
 const CR = 13;
+const EMPTY = Buffer.alloc(0);
+
+/** Waits until the socket can take more (true) or is gone (false). */
+function drained(socket: Socket): Promise<boolean> {
+  if (socket.destroyed) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const done = (ok: boolean) => () => {
+      socket.off('drain', onDrain);
+      socket.off('close', onClose);
+      resolve(ok);
+    };
+    const onDrain = done(true);
+    const onClose = done(false);
+    socket.once('drain', onDrain);
+    socket.once('close', onClose);
+  });
+}
 const LF = 10;
 
 type HeadResult =
@@ -184,6 +211,26 @@ export function parseHeaderLines(lines: string[]): Record<string, string> {
   return headers;
 }
 
+const FIELD_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/**
+ * Why a header line is malformed, or null. RFC 9112 (5.1) requires a 400 for whitespace between a
+ * field name and its colon (request smuggling hides in it); a name that is not a token, or a line
+ * without a colon, is no header either. Continuation lines (obsolete folding) are allowed.
+ */
+export function malformedHeaderLine(lines: string[]): string | null {
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if ((line.startsWith(' ') || line.startsWith('\t')) && i > 0) continue;
+    const colon = line.indexOf(':');
+    if (colon <= 0) return `header line ${i + 1} has no field name and colon`;
+    const name = line.slice(0, colon);
+    if (/[ \t]$/.test(name)) return `header line ${i + 1} has whitespace between the field name and the colon`;
+    if (!FIELD_NAME.test(name)) return `header line ${i + 1} has a field name with characters a header name cannot hold`;
+  }
+  return null;
+}
+
 /** Content-Length as the spec reads it: digits only (surrounding spaces allowed); anything else is 0. */
 export function contentLength(value: string | undefined): number {
   if (value === undefined) return 0;
@@ -193,19 +240,36 @@ export function contentLength(value: string | undefined): number {
   return Number.isFinite(n) ? n : Number.MAX_VALUE;
 }
 
-/**
- * Serialises a response: status line with the spec's reason phrase, JSON body, Connection: close.
- * One string (the head is ASCII), written as UTF-8 in one call.
- */
-export function formatResponse(reply: HttpReply, headOnly = false): string {
+/** The status line and headers of a response whose body has `bodyBytes` bytes. */
+function responseHead(reply: HttpReply, bodyBytes: number): string {
   const reason = REASONS[reply.status] ?? 'Unknown';
-  const body = reply.body === null ? '' : JSON.stringify(reply.body);
   let head = `HTTP/1.1 ${reply.status} ${reason}\r\n`;
   if (reply.body !== null) head += 'Content-Type: application/json; charset=utf-8\r\n';
-  head += `Content-Length: ${Buffer.byteLength(body, 'utf8')}\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n`;
+  head += `Content-Length: ${bodyBytes}\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n`;
   if (reply.headers) for (const [k, v] of Object.entries(reply.headers)) head += `${k}: ${v}\r\n`;
-  head += 'Connection: close\r\n\r\n';
-  return headOnly ? head : head + body;
+  return head + 'Connection: close\r\n\r\n';
+}
+
+/** A response as bytes: the head, then the JSON body in chunks (never one string of the whole body). */
+export function encodeResponse(reply: HttpReply, headOnly = false): { head: string; chunks: Buffer[] } {
+  const body = reply.body === null ? { chunks: [], bytes: 0 } : encodeJson(reply.body);
+  return { head: responseHead(reply, body.bytes), chunks: headOnly ? [] : body.chunks };
+}
+
+/** A (small) response as one string: status line with the spec's reason phrase, JSON body, Connection: close. */
+export function formatResponse(reply: HttpReply, headOnly = false): string {
+  const { head, chunks } = encodeResponse(reply, headOnly);
+  return head + Buffer.concat(chunks).toString('utf8');
+}
+
+/** The answer that replaces one whose encoding failed: the server lives on and says why. */
+export function unencodable(err: unknown): HttpReply {
+  if (err instanceof ReplyTooLarge) {
+    return failure(400, 'reply_too_large',
+      `${err.message}; ask for less per request: GET /entities and GET /records take limit and offset (page through with next_offset), ` +
+      'and GET /entities takes detail=summary or fields=... for smaller entities');
+  }
+  return failure(400, 'internal_error', `internal error: the answer could not be encoded (${(err as Error)?.message ?? String(err)})`);
 }
 
 function failure(status: number, code: string, error: string): HttpReply {
@@ -233,7 +297,11 @@ export function serveConnection(socket: Socket, handler: RequestHandler, opts: W
   let unread = false;
 
   // The idle limit covers reading and writing; time spent in the dispatcher does not count.
-  const watch: Watched = { socket, lastActive: opts.idle.now(), pending: 0, busy: () => phase === 'handling' };
+  const start = opts.idle.now();
+  const watch: Watched = {
+    socket, lastActive: start, pending: 0, busy: () => phase === 'handling',
+    deadline: start + (opts.headDeadlineMs ?? LIMITS.headDeadlineMs),
+  };
   opts.idle.add(watch);
   socket.once('close', () => opts.idle.delete(watch));
   socket.on('error', () => socket.destroy());
@@ -242,19 +310,45 @@ export function serveConnection(socket: Socket, handler: RequestHandler, opts: W
     if (phase === 'done') return;
     phase = 'done';
     if (socket.destroyed) return;
-    const bytes = formatResponse(reply, headOnly);
-    if (unread || reply.status === 431) {
+    let out: { head: string; chunks: Buffer[] };
+    try {
+      out = encodeResponse(reply, headOnly);
+    } catch (err) {
+      opts.onError?.(err);
+      out = encodeResponse(unencodable(err), headOnly);
+    }
+    writeOut(out.head, out.chunks, unread || reply.status === 431).catch((err: unknown) => {
+      opts.onError?.(err);
+      socket.destroy();
+    });
+  };
+
+  // The body goes out chunk by chunk as the socket drains; each written chunk is let go at once.
+  const writeOut = async (head: string, chunks: Buffer[], halfClose: boolean): Promise<void> => {
+    socket.write(head, 'latin1');
+    for (let i = 0; i < chunks.length; i++) {
+      const c = chunks[i]!;
+      chunks[i] = EMPTY;
+      if (!socket.write(c)) {
+        if (!(await drained(socket))) return;
+        // a client reading a long answer is not idle
+        watch.lastActive = opts.idle.now();
+      }
+    }
+    if (halfClose) {
       // Half-close: the rest of what the client sends is read and dropped; the connection ends
       // when the client closes or the idle limit passes.
-      socket.end(bytes, 'utf8');
+      socket.end();
     } else {
       // The whole request was read: close as soon as the response is handed to the system.
-      socket.end(bytes, 'utf8', () => socket.destroy());
+      socket.end(() => socket.destroy());
     }
   };
 
   const dispatch = (body: Buffer, bodyTooLarge: boolean): void => {
     phase = 'handling';
+    // read whole: from here on only the idle limit applies (the dispatcher's time does not count)
+    watch.deadline = Infinity;
     bodyParts = [];
     const req: RawRequest = { method, target, headers, body, bodyTooLarge };
     let p: Promise<HttpReply>;
@@ -288,6 +382,12 @@ export function serveConnection(socket: Socket, handler: RequestHandler, opts: W
       finish(failure(400, 'bad_request', 'the request line is not "METHOD /path HTTP/1.1"'));
       return;
     }
+    const malformed = malformedHeaderLine(headerLines);
+    if (malformed) {
+      unread = true; // a body may follow: read it away so the client gets the answer
+      finish(failure(400, 'bad_request', `malformed request head: ${malformed}`));
+      return;
+    }
     method = m[1]!;
     target = m[2]!;
     headers = parseHeaderLines(headerLines);
@@ -305,6 +405,7 @@ export function serveConnection(socket: Socket, handler: RequestHandler, opts: W
       return;
     }
     phase = 'body';
+    watch.deadline = opts.idle.now() + (opts.bodyDeadlineMs ?? LIMITS.bodyDeadlineMs);
     if (rest.length === 0 && headers.expect?.toLowerCase() === '100-continue') {
       socket.write('HTTP/1.1 100 Continue\r\n\r\n');
     }

@@ -1,5 +1,6 @@
 // JSON lines (stdio and TCP): splitting with a size limit, and turning a line into a request.
 import type { ProtocolRequest, ProtocolResponse } from '@linework/engine';
+import { ReplyTooLarge, encodeJson, type EncodedJson } from './json-reply.js';
 
 /**
  * Splits a byte stream into lines (LF or CRLF). A line longer than `maxBytes` is reported once
@@ -83,12 +84,32 @@ export function tooLargeResponse(maxBytes: number): ProtocolResponse {
   return { ok: false, code: 'request_too_large', error: `the line exceeds the size limit of ${maxBytes} bytes` };
 }
 
+const NEWLINE = Buffer.from('\n');
+
+/** An answer as one JSON line in chunks; an answer that cannot be encoded becomes a failure line. */
+export function encodeLine(res: ProtocolResponse): Buffer[] {
+  let out: EncodedJson;
+  try {
+    out = encodeJson(res);
+  } catch (err) {
+    const failure: ProtocolResponse = err instanceof ReplyTooLarge
+      ? { ok: false, code: 'reply_too_large', error: `${err.message}; ask for less per request (entities_list and records take limit and offset; entities_list takes detail "summary" or fields)` }
+      : { ok: false, code: 'internal_error', error: `internal error: the answer could not be encoded (${(err as Error)?.message ?? String(err)})` };
+    if (res.request_id !== undefined) failure.request_id = res.request_id;
+    out = encodeJson(failure);
+  }
+  // most answers are one small chunk: one write with its line break
+  if (out.chunks.length === 1) return [Buffer.concat([out.chunks[0]!, NEWLINE])];
+  return [...out.chunks, NEWLINE];
+}
+
 /** Writes answers in request order while requests run ahead (the dispatcher queues them). */
 export class OrderedWriter {
   private chain: Promise<void> = Promise.resolve();
   private inFlight = 0;
 
-  constructor(private readonly write: (line: string) => Promise<void> | void) {}
+  /** `write` takes the chunks of one line in turn; a promise it returns holds the next chunk back. */
+  constructor(private readonly write: (chunk: Buffer) => Promise<void> | void) {}
 
   get pending(): number {
     return this.inFlight;
@@ -105,7 +126,12 @@ export class OrderedWriter {
         res = { ok: false, code: 'internal_error', error: `internal error: ${(err as Error)?.message ?? String(err)}` };
       }
       try {
-        await this.write(JSON.stringify(res) + '\n');
+        const chunks = encodeLine(res);
+        for (let i = 0; i < chunks.length; i++) {
+          const c = chunks[i]!;
+          chunks[i] = NEWLINE;
+          await this.write(c);
+        }
       } finally {
         this.inFlight--;
       }

@@ -6,7 +6,14 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { DispatcherApi, OpDef, ProtocolRequest, ProtocolResponse } from '@linework/engine';
+import type { DispatcherApi, OpDef, OpEffect, ProtocolRequest, ProtocolResponse } from '@linework/engine';
+import { MAX_REPLY_BYTES, ReplyTooLarge, jsonText } from './json-reply.js';
+
+/**
+ * An MCP answer carries the result twice (text and structuredContent) inside one JSON-RPC
+ * message the SDK stringifies whole, so its share of the reply cap is a quarter.
+ */
+const MCP_TEXT_CAP = MAX_REPLY_BYTES / 4;
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -32,6 +39,20 @@ export function toolInputSchema(op: OpDef): Tool['inputSchema'] {
     props.request_id = { type: 'string', description: 'idempotency key: a repeated request_id returns the first answer' };
   }
   return { ...schema, type: 'object', properties: props } as Tool['inputSchema'];
+}
+
+/**
+ * MCP tool annotations from the op's declared effect. Only reads are read-only and idempotent
+ * (clients may run those without asking); writing files can overwrite one, and closing a modified
+ * drawing can throw work away, so both are destructive. Changes in memory are undoable.
+ */
+export function toolAnnotations(effect: OpEffect): NonNullable<Tool['annotations']> {
+  return {
+    readOnlyHint: effect === 'read',
+    destructiveHint: effect === 'write_files' || effect === 'discard',
+    idempotentHint: effect === 'read',
+    openWorldHint: false,
+  };
 }
 
 /** The op that renders the active drawing, when the engine offers one. */
@@ -68,11 +89,27 @@ export function withoutImageData(result: unknown): unknown {
 /** The envelope as the text content of a tool answer (without the bulky state snapshot). */
 function envelopeText(res: ProtocolResponse): string {
   const { state: _state, ...rest } = res;
-  return JSON.stringify(rest);
+  return jsonText(rest, MCP_TEXT_CAP);
+}
+
+function tooLarge(res: ProtocolResponse, err: ReplyTooLarge): ProtocolResponse {
+  return {
+    ok: false, code: 'reply_too_large', request_id: res.request_id,
+    error: `${err.message}; ask for less per call (entities_list and records take limit and offset; entities_list takes detail "summary" or fields)`,
+  };
 }
 
 /** A tool answer: the op's result as structuredContent, the envelope as text. */
 export function toolResult(res: ProtocolResponse): CallToolResult {
+  try {
+    return buildToolResult(res);
+  } catch (err) {
+    if (err instanceof ReplyTooLarge) return buildToolResult(tooLarge(res, err));
+    throw err;
+  }
+}
+
+function buildToolResult(res: ProtocolResponse): CallToolResult {
   if (!res.ok) {
     const failure: Json = { ok: false, code: res.code ?? 'error', error: res.error ?? '' };
     if (res.details !== undefined) failure.details = res.details;
@@ -117,14 +154,14 @@ export function createMcpServer(api: DispatcherApi): McpServer {
     name: op.name,
     description: op.summary,
     inputSchema: toolInputSchema(op),
-    annotations: { readOnlyHint: !op.mutates, destructiveHint: op.mutates, idempotentHint: !op.mutates, openWorldHint: false },
+    annotations: toolAnnotations(op.effect),
   }));
   if (renderer && renderer.name !== 'preview' && renderer.mcp !== false) {
     list.push({
       name: 'preview',
       description: 'A rendered image of the active drawing (PNG).',
       inputSchema: toolInputSchema(renderer),
-      annotations: { readOnlyHint: true, openWorldHint: false },
+      annotations: toolAnnotations(renderer.effect),
     });
   }
   mcp.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: list }));
@@ -152,7 +189,14 @@ export function createMcpServer(api: DispatcherApi): McpServer {
     mcp.registerResource(name, uri, { title: name, description, mimeType: 'application/json' }, async (u) => {
       const res = await dispatch({ ...fields, protocol: 1, op: op.name });
       const { state: _state, ...rest } = res;
-      return { contents: [{ uri: u.href, mimeType: 'application/json', text: JSON.stringify(res.ok ? res.result ?? {} : rest) }] };
+      let text: string;
+      try {
+        text = jsonText(res.ok ? res.result ?? {} : rest, MCP_TEXT_CAP);
+      } catch (err) {
+        if (!(err instanceof ReplyTooLarge)) throw err;
+        text = jsonText(tooLarge(res, err));
+      }
+      return { contents: [{ uri: u.href, mimeType: 'application/json', text }] };
     });
   };
   const cat = api.catalogue;

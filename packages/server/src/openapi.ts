@@ -103,7 +103,13 @@ const ENVELOPE: Json = {
     status: { type: 'string', description: '`completed` for a finished operation' },
     http_status: { type: 'integer', description: 'the HTTP status of the response' },
     document_id: { type: 'integer' },
-    request_id: { type: 'string' },
+    request_id: {
+      type: 'string',
+      description:
+        'idempotency key: a mutation repeated with a request_id of the last 10000 requests returns its first answer and changes nothing ' +
+        '(answers holding more than 1M list items in all are let go sooner); one of the 100000 mutations before that answers ' +
+        'request_id_expired and is not run again; older ids are forgotten',
+    },
     version: { type: 'integer' },
     session_id: { type: 'string' },
     details: { description: 'facts about a failure' },
@@ -130,8 +136,9 @@ const json = (ref: string): Json => ({ 'application/json': { schema: { $ref: ref
 function failureResponses(): Json {
   const f = (description: string): Json => ({ description, content: json('#/components/schemas/Failure') });
   return {
-    '400': f('failure (invalid_request, invalid_where and every code not listed below)'),
+    '400': f('failure (invalid_request, invalid_where, reply_too_large: the answer would pass the 128 MiB reply cap, and every code not listed below)'),
     '401': f('unauthorized: missing or wrong bearer token'),
+    '403': f('path_outside_root: a path outside the workspace root (symlinks resolved); nothing was read or written'),
     '404': f('entity_absent or unknown_route'),
     '409': f('stale_state, session_changed, document_not_active or gui_required'),
     '431': f('header_too_large: request line, a header line or the header block too large'),
@@ -258,7 +265,10 @@ export function buildOpenApi(api: Pick<DispatcherApi, 'catalogue' | 'appVersion'
       version: api.appVersion,
       description:
         'Resource routes over the Linework operation dispatcher. Every request needs `Authorization: Bearer <token>`. ' +
-        'One request per connection; failures use {ok:false, code, error, http_status}.',
+        'One request per connection; failures use {ok:false, code, error, http_status}. ' +
+        'Every file path (open, save, plot, wblock, images) stays inside the workspace root; relative paths start there. ' +
+        'Answers are capped at 128 MiB of JSON (reply_too_large: page with limit and offset). ' +
+        'The request head must arrive within 5 s of connecting and the body within 30 s after it.',
     },
     servers: [{ url: options.serverUrl }],
     security: [{ bearerAuth: [] }],

@@ -1,6 +1,9 @@
 // `linework --http/--tcp/--stdio/--mcp`: one engine session behind the transports asked for.
+import { statSync } from 'node:fs';
+import { delimiter, dirname, resolve } from 'node:path';
+import { removeStaleTempFiles } from '@linework/dxf';
 import type { DispatcherApi } from '@linework/engine';
-import { createEngine } from '@linework/engine';
+import { Workspace, createEngine } from '@linework/engine';
 import { TokenCheck, resolveToken } from './auth.js';
 import type { Command, Io } from './cli.js';
 import { loadConfig } from './config.js';
@@ -17,28 +20,65 @@ async function openFiles(api: DispatcherApi, files: string[], log: Logger): Prom
   const router = new Router(api.catalogue);
   const open = router.match('POST', ['documents']);
   for (const file of files) {
-    const fields = open?.route.fromHttp ? open.route.fromHttp({ params: {}, query: {}, body: { path: file } }) : { path: file };
+    const body = { path: resolve(file) };
+    const fields = open?.route.fromHttp ? open.route.fromHttp({ params: {}, query: {}, body }) : body;
     const res = await api.dispatch({ ...fields, protocol: 1, op: open?.op.name ?? 'open' });
     if (!res.ok) log.error({ file, code: res.code }, `cannot open ${file}: ${res.error ?? res.code}`);
     else log.info({ file, document_id: res.document_id }, 'opened drawing');
   }
 }
 
+/**
+ * The workspace: --root folders, else LINEWORK_ROOT, else the current folder; in graphical mode
+ * the folders of the files named on the command line too (the user chose them).
+ */
+export function workspaceFor(cmd: Extract<Command, { kind: 'serve' }>, env: NodeJS.ProcessEnv): Workspace | string {
+  const named = cmd.roots.length ? cmd.roots : (env.LINEWORK_ROOT ?? '').split(delimiter).filter((d) => d.trim() !== '');
+  const roots = named.length ? named : [process.cwd()];
+  for (const r of roots) {
+    let dir = false;
+    try {
+      dir = statSync(r).isDirectory();
+    } catch {
+      // reported below
+    }
+    if (!dir) return `the workspace root ${r} is not a folder`;
+  }
+  const ws = new Workspace(roots);
+  for (const f of cmd.files) ws.addRoot(dirname(resolve(f)));
+  return ws;
+}
+
 export async function serve(cmd: Extract<Command, { kind: 'serve' }>, env: NodeJS.ProcessEnv, io: Io): Promise<number> {
   const log = createLogger(env);
   const config = loadConfig(env);
   const graphical = cmd.files.length > 0;
-  const api = createEngine({ appVersion: appVersion(), ...(graphical ? { empty: true } : {}) });
+  const workspace = workspaceFor(cmd, env);
+  if (typeof workspace === 'string') {
+    io.stderr.write(`linework: ${workspace}\n`);
+    return 2;
+  }
+  // Saves killed half-way left their temporary files; the ones of gone processes are removed.
+  for (const root of workspace.roots) removeStaleTempFiles(root);
+  const api = createEngine({ appVersion: appVersion(), workspace, ...(graphical ? { empty: true } : {}) });
   if (graphical) {
     io.stderr.write('linework: the graphical editor is not built yet; the drawings are opened in a headless session that serves the same routes\n');
     await openFiles(api, cmd.files, log);
   }
 
+  // A bug in one request must not take the session's unsaved drawings down with the process:
+  // replies are built defensively, and whatever still escapes is logged and the server goes on.
+  process.on('unhandledRejection', (err) => log.error({ err }, 'unhandled rejection (a bug); the server goes on'));
+  process.on('uncaughtException', (err) => log.error({ err }, 'uncaught exception (a bug); the server goes on'));
+
   const closers: Array<() => Promise<void>> = [];
   const needsToken = cmd.http !== undefined || cmd.tcp !== undefined;
   const auth = needsToken ? new TokenCheck(resolveToken(env)) : null;
   if (cmd.http !== undefined) {
-    const http = await startHttpServer({ api, auth: auth!, port: cmd.http, idleMs: config.idleMs, logger: log });
+    const http = await startHttpServer({
+      api, auth: auth!, port: cmd.http, idleMs: config.idleMs,
+      headDeadlineMs: config.headDeadlineMs, bodyDeadlineMs: config.bodyDeadlineMs, logger: log,
+    });
     closers.push(http.close);
     io.stderr.write(`${http.url}\n`);
   }
@@ -49,7 +89,7 @@ export async function serve(cmd: Extract<Command, { kind: 'serve' }>, env: NodeJ
   }
   // A generated token is printed once; a token chosen through SERVICE_API_TOKEN never is.
   if (auth && auth.token.source === 'generated') io.stderr.write(`token: ${auth.token.value}\n`);
-  log.info({ http: cmd.http, tcp: cmd.tcp, stdio: cmd.stdio, mcp: cmd.mcp, session_id: api.sessionId }, 'linework ready');
+  log.info({ http: cmd.http, tcp: cmd.tcp, stdio: cmd.stdio, mcp: cmd.mcp, session_id: api.sessionId, roots: workspace.roots }, 'linework ready');
 
   const shutdown = async (): Promise<void> => {
     await Promise.allSettled(closers.map((c) => c()));

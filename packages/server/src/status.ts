@@ -23,6 +23,7 @@ const STATUS_OF_CODE: Readonly<Record<string, number>> = {
   document_not_active: 409,
   gui_required: 409,
   busy: 503,
+  path_outside_root: 403,
   unauthorized: 401,
   method_not_allowed: 405,
   header_too_large: 431,

@@ -19,8 +19,8 @@ export function serveStdio(options: StdioOptions): Promise<void> {
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
   const maxLine = options.maxLineBytes ?? LIMITS.maxJsonLineBytes;
-  const write = (line: string): Promise<void> | void => {
-    if (output.write(line)) return;
+  const write = (chunk: Buffer): Promise<void> | void => {
+    if (output.write(chunk)) return;
     return new Promise<void>((resolve) => {
       const done = (): void => {
         output.off('drain', done);

@@ -37,10 +37,10 @@ function serveTcpConnection(socket: Socket, options: TcpServerOptions, idleMs: n
   socket.on('timeout', () => socket.destroy());
   socket.on('error', () => socket.destroy());
   const writer = new OrderedWriter(
-    (line) =>
+    (chunk) =>
       new Promise<void>((resolve) => {
         if (socket.destroyed || socket.writableEnded) return resolve();
-        socket.write(line, () => resolve());
+        socket.write(chunk, () => resolve());
       }),
   );
   const answer = async (p: Promise<ProtocolResponse> | ProtocolResponse): Promise<void> => {

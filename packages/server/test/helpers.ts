@@ -1,6 +1,8 @@
 // Test helpers: raw HTTP over `net` (exact bytes in, exact bytes out), the real CLI as a child
 // process, and JSON-lines clients.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { delimiter } from 'node:path';
 import { connect, type Socket } from 'node:net';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
@@ -129,10 +131,12 @@ export interface Spawned {
 }
 
 /** Starts the real CLI (the built bin) with the given arguments. */
-export function spawnCli(args: string[], env: Record<string, string | undefined> = {}): Spawned {
+export function spawnCli(args: string[], env: Record<string, string | undefined> = {}, opts: { cwd?: string } = {}): Spawned {
   const child = spawn(process.execPath, [BIN, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, LINEWORK_LOG_LEVEL: 'warn', SERVICE_API_TOKEN: '', ...env },
+    cwd: opts.cwd ?? ROOT,
+    // The workspace of the test servers: the checkout (fixtures) and the temporary folder (each
+    // test's files); tests of the workspace itself pass --root or LINEWORK_ROOT.
+    env: { ...process.env, LINEWORK_LOG_LEVEL: 'warn', SERVICE_API_TOKEN: '', LINEWORK_ROOT: [ROOT, tmpdir()].join(delimiter), ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let err = '';
@@ -185,8 +189,8 @@ export interface HttpServerProcess {
 }
 
 /** `linework --http 0` with a generated token; parses the URL and token from stderr. */
-export async function startHttpProcess(extraArgs: string[] = [], env: Record<string, string | undefined> = {}): Promise<HttpServerProcess> {
-  const proc = spawnCli(['--http', '0', ...extraArgs], env);
+export async function startHttpProcess(extraArgs: string[] = [], env: Record<string, string | undefined> = {}, opts: { cwd?: string } = {}): Promise<HttpServerProcess> {
+  const proc = spawnCli(['--http', '0', ...extraArgs], env, opts);
   const url = (await proc.waitStderr(/^http:\/\/127\.0\.0\.1:(\d+)\/api\/v1$/m))[0];
   const port = Number(/:(\d+)\//.exec(url)![1]);
   const chosen = env.SERVICE_API_TOKEN?.trim();

@@ -23,7 +23,8 @@ describe.skipIf(!corpus)('the corpus through the HTTP server', () => {
 
   beforeAll(async () => {
     out = mkdtempSync(join(tmpdir(), 'lw-http-corpus-'));
-    s = await startHttpProcess();
+    // the workspace: the corpus (read) and this test's folder (written)
+    s = await startHttpProcess(['--root', out, '--root', corpus!]);
     c = client(s.port, s.token);
   });
   afterAll(async () => {

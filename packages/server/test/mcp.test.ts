@@ -14,6 +14,43 @@ afterAll(async () => {
   await m?.close();
 });
 
+/** What each tool does, decided by hand here so a catalogue change must be looked at again. */
+const EFFECTS: Record<string, 'read' | 'change' | 'write_files' | 'discard'> = {
+  ready: 'read', state: 'read', capabilities: 'read', events: 'read', operation: 'read', header: 'read', layers: 'read',
+  records: 'read', layout_list: 'read', entities_list: 'read', entity_get: 'read', property: 'read', get_selection: 'read',
+  xdata_get: 'read', block_list: 'read', preview: 'read', user_select: 'read', getpoint: 'read',
+  cancel: 'change', activate: 'change', document_open: 'change', document_new: 'change', undo: 'change', redo: 'change',
+  file_identity: 'change', sysvars: 'change', layout_create: 'change', page_setup: 'change', entities_create: 'change',
+  entities_delete: 'change', entities_transform: 'change', entities_copy_to: 'change', set_properties: 'change',
+  view_focus: 'change', select: 'change', selection_set_create: 'change', selection_set_recall: 'change',
+  group_create: 'change', xdata_set: 'change', xdata_delete: 'change', block_define: 'change', block_delete: 'change',
+  block_rename: 'change', purge: 'change', embed_image: 'change', command: 'change', audit: 'change',
+  save: 'write_files', plot: 'write_files', wblock: 'write_files',
+  document_close: 'discard',
+};
+
+describe('tool annotations', () => {
+  it('say truthfully what every tool does', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(Object.keys(EFFECTS).sort());
+    for (const t of tools) {
+      const effect = EFFECTS[t.name]!;
+      expect(t.annotations, t.name).toEqual({
+        readOnlyHint: effect === 'read',
+        destructiveHint: effect === 'write_files' || effect === 'discard',
+        idempotentHint: effect === 'read',
+        openWorldHint: false,
+      });
+    }
+    for (const name of ['save', 'plot', 'wblock', 'document_open', 'document_close']) {
+      const a = tools.find((t) => t.name === name)!.annotations!;
+      expect(a.readOnlyHint, name).toBe(false);
+      expect(a.idempotentHint, name).toBe(false);
+    }
+    for (const name of ['save', 'plot', 'wblock', 'document_close']) expect(tools.find((t) => t.name === name)!.annotations!.destructiveHint, name).toBe(true);
+  });
+});
+
 describe('--mcp', () => {
   it('initializes with server info and capabilities', () => {
     expect(client.getServerVersion()).toMatchObject({ name: 'linework', version: '0.1.0' });

@@ -5,9 +5,15 @@ import { BIN, LineClient, ROOT, request, spawnCli, startHttpProcess } from './he
 
 export type Req = { op: string; fields: Record<string, unknown> };
 export type Answer = { res: Record<string, any>; http?: number };
+/** Extra command-line arguments, environment and working folder of the server process. */
+export interface ProcOptions {
+  args?: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+}
 
-export async function runHttp(reqs: Req[]): Promise<Answer[]> {
-  const s = await startHttpProcess();
+export async function runHttp(reqs: Req[], o: ProcOptions = {}): Promise<Answer[]> {
+  const s = await startHttpProcess(o.args ?? [], o.env ?? {}, { cwd: o.cwd });
   try {
     const out: Answer[] = [];
     for (const r of reqs) {
@@ -20,8 +26,8 @@ export async function runHttp(reqs: Req[]): Promise<Answer[]> {
   }
 }
 
-export async function runStdio(reqs: Req[]): Promise<Answer[]> {
-  const p = spawnCli(['--stdio']);
+export async function runStdio(reqs: Req[], o: ProcOptions = {}): Promise<Answer[]> {
+  const p = spawnCli(['--stdio', ...(o.args ?? [])], o.env ?? {}, { cwd: o.cwd });
   for (const r of reqs) p.child.stdin!.write(JSON.stringify({ ...r.fields, protocol: 1, op: r.op }) + '\n');
   p.child.stdin!.end();
   const { code } = await p.exited;
@@ -29,9 +35,9 @@ export async function runStdio(reqs: Req[]): Promise<Answer[]> {
   return p.stdout().trim().split('\n').map((l) => ({ res: JSON.parse(l) }));
 }
 
-export async function runTcp(reqs: Req[]): Promise<Answer[]> {
+export async function runTcp(reqs: Req[], o: ProcOptions = {}): Promise<Answer[]> {
   const token = 'shared-cases-token';
-  const p = spawnCli(['--tcp', '0'], { SERVICE_API_TOKEN: token });
+  const p = spawnCli(['--tcp', '0', ...(o.args ?? [])], { ...(o.env ?? {}), SERVICE_API_TOKEN: token }, { cwd: o.cwd });
   try {
     const port = Number((await p.waitStderr(/^tcp:\/\/127\.0\.0\.1:(\d+)$/m))[1]);
     const c = await LineClient.connect(port);
@@ -47,12 +53,12 @@ export async function runTcp(reqs: Req[]): Promise<Answer[]> {
   }
 }
 
-export async function startMcpClient(): Promise<{ client: Client; close: () => Promise<void>; stderr: () => string }> {
+export async function startMcpClient(o: ProcOptions = {}): Promise<{ client: Client; close: () => Promise<void>; stderr: () => string }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [BIN, '--mcp'],
-    cwd: ROOT,
-    env: { ...(process.env as Record<string, string>), LINEWORK_LOG_LEVEL: 'warn' },
+    args: [BIN, '--mcp', ...(o.args ?? [])],
+    cwd: o.cwd ?? ROOT,
+    env: { ...(process.env as Record<string, string>), LINEWORK_LOG_LEVEL: 'warn', ...(o.env ?? {}) },
     stderr: 'pipe',
   });
   let err = '';
@@ -62,8 +68,8 @@ export async function startMcpClient(): Promise<{ client: Client; close: () => P
   return { client, close: () => client.close(), stderr: () => err };
 }
 
-export async function runMcp(reqs: Req[]): Promise<Answer[]> {
-  const m = await startMcpClient();
+export async function runMcp(reqs: Req[], o: ProcOptions = {}): Promise<Answer[]> {
+  const m = await startMcpClient(o);
   try {
     const out: Answer[] = [];
     for (const r of reqs) {

@@ -142,8 +142,10 @@ describe('json lines', () => {
 
 describe('command line', () => {
   it('parses transports, files and subcommands', () => {
-    expect(parseArgs(['--http', '8080'])).toEqual({ kind: 'serve', http: 8080, stdio: false, mcp: false, files: [] });
-    expect(parseArgs(['--http=0', '--tcp', '9', 'a.dxf'])).toEqual({ kind: 'serve', http: 0, tcp: 9, stdio: false, mcp: false, files: ['a.dxf'] });
+    expect(parseArgs(['--http', '8080'])).toEqual({ kind: 'serve', http: 8080, stdio: false, mcp: false, files: [], roots: [] });
+    expect(parseArgs(['--http=0', '--tcp', '9', 'a.dxf'])).toEqual({ kind: 'serve', http: 0, tcp: 9, stdio: false, mcp: false, files: ['a.dxf'], roots: [] });
+    expect(parseArgs(['--mcp', '--root', 'a', '--root=b'])).toMatchObject({ kind: 'serve', mcp: true, roots: ['a', 'b'] });
+    expect(parseArgs(['--http', '0', '--root'])).toEqual({ kind: 'error', message: '--root needs a folder' });
     expect(parseArgs(['--stdio'])).toMatchObject({ kind: 'serve', stdio: true });
     expect(parseArgs(['--mcp'])).toMatchObject({ kind: 'serve', mcp: true });
     expect(parseArgs(['info', 'x.dxf', '--json'])).toEqual({ kind: 'info', args: ['x.dxf', '--json'] });
