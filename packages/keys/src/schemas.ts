@@ -5,14 +5,22 @@
 import { z } from 'zod';
 import { EXPIRY_CHOICES } from './keys.js';
 import { AUDIT_ACTIONS } from './store/types.js';
+import { isStorableText, UNSTORABLE_TEXT } from './text.js';
 
 const timestamp = z.iso.datetime().meta({ description: 'ISO 8601 timestamp (UTC)' });
+
+/** A string the service stores: refused when it could not come back as sent (see text.ts). */
+function storable<S extends z.ZodString>(schema: S) {
+  return schema.refine(isStorableText, { error: UNSTORABLE_TEXT });
+}
+
+const NAME_RULE = 'No U+0000 and no unpaired surrogate (neither could be stored as sent).';
 
 // ---- requests ----
 
 export const CreateApiKeyBody = z
   .object({
-    name: z.string().min(1).max(64),
+    name: storable(z.string().min(1).max(64)).meta({ description: NAME_RULE }),
     permissions: z.array(z.string()).default([]).meta({
       description: 'Allowed permissions; `*` and `resource:*` expand. Normalised before storing.',
     }),
@@ -22,7 +30,7 @@ export type CreateApiKeyBody = z.output<typeof CreateApiKeyBody>;
 
 export const UpdateApiKeyBody = z
   .object({
-    name: z.string().trim().min(1).max(64).meta({ description: 'Stored trimmed.' }),
+    name: storable(z.string().trim().min(1).max(64)).meta({ description: `Stored trimmed. ${NAME_RULE}` }),
     permissions: z.array(z.string()),
     expiresIn: z.enum(EXPIRY_CHOICES).optional().meta({ description: 'Absent: expiry unchanged.' }),
   });
