@@ -2,6 +2,7 @@ import { webcrypto } from 'node:crypto';
 import { SignJWT, createRemoteJWKSet, errors, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { ApiError, MESSAGES, roleTooLowMessage } from './errors.js';
 import { isRole, roleRank, type Role } from './roles.js';
+import { isStorableText } from './text.js';
 
 export { ROLES, roleRank, type Role } from './roles.js';
 
@@ -49,6 +50,8 @@ export async function createAuthenticator(settings: AuthSettings): Promise<Authe
   };
   const options = {
     algorithms,
+    // A token without exp would be good forever: a leaked one could never be contained.
+    requiredClaims: ['exp'],
     clockTolerance: CLOCK_TOLERANCE_S,
     ...(settings.issuer ? { issuer: settings.issuer } : {}),
     ...(settings.audience ? { audience: settings.audience } : {}),
@@ -68,6 +71,8 @@ export async function createAuthenticator(settings: AuthSettings): Promise<Authe
     if (typeof sub !== 'string' || sub === '' || typeof org !== 'string' || org === '') {
       throw new ApiError('UNAUTHENTICATED', MESSAGES.tokenIdentity);
     }
+    // The claims are the owner of every key the caller touches, stored and compared as text.
+    if (!isStorableText(sub) || !isStorableText(org)) throw new ApiError('UNAUTHENTICATED', MESSAGES.tokenIdentityText);
     return { userId: sub, organizationId: org, role: isRole(role) ? role : null };
   };
 }
@@ -76,6 +81,9 @@ function tokenFailure(err: unknown, usesJwks: boolean): unknown {
   if (err instanceof errors.JWTExpired) return new ApiError('UNAUTHENTICATED', MESSAGES.tokenExpired);
   if (err instanceof errors.JWSSignatureVerificationFailed || err instanceof errors.JWKSNoMatchingKey) {
     return new ApiError('UNAUTHENTICATED', MESSAGES.invalidSignature);
+  }
+  if (err instanceof errors.JWTClaimValidationFailed && err.claim === 'exp' && err.reason === 'missing') {
+    return new ApiError('UNAUTHENTICATED', MESSAGES.tokenWithoutExpiry);
   }
   if (err instanceof errors.JWTClaimValidationFailed) {
     return new ApiError('UNAUTHENTICATED', `${MESSAGES.invalidToken}: ${err.message}`);

@@ -20,7 +20,8 @@ const USAGE = `Usage:
   linework-keys token --sub <user> --org <organization> [--role <role>] [--expires <span>] [--db <path>]
       Print an HS256 token signed with AUTH_JWT_SECRET, or with the development secret the service
       uses when none is configured. --role: VIEWER, DEVELOPER (default), ADMIN or OWNER;
-      --expires: a span such as 30m, 1h (default), 7d.
+      --expires: a span such as 30m, 1h (default), 7d. Every token carries exp: the service
+      refuses tokens without one.
   linework-keys migrate [--db <path>]
       Apply pending database migrations and exit (serve also does this at start-up).
   linework-keys --version | --help
@@ -131,6 +132,8 @@ async function token(argv: string[]): Promise<void> {
   if (!/^\d+\s*(s|sec|secs|second|seconds|m|min|mins|minute|minutes|h|hr|hrs|hour|hours|d|day|days|w|week|weeks|y|yr|yrs|year|years)$/i.test(values.expires)) {
     throw new UsageError('--expires must be a span such as 30m, 1h, 7d');
   }
+  // The service refuses tokens without exp; one that expires as it is minted is of no use either.
+  if (/^0+\s*[a-z]/i.test(values.expires)) throw new UsageError('--expires must be longer than zero');
   const config: Config = loadConfig({ db: values.db });
   const { mintToken } = await import('./auth.js');
   const secret = new TextEncoder().encode(signingSecret(config));

@@ -1,5 +1,7 @@
+import { hasLimits } from './limits.js';
+import { spendLimitedUses } from './spend.js';
 import type { ApiKeyRecord, KeyStore, KeyUseTally } from './store/types.js';
-import { byKey, holds, INSUFFICIENT, stateRefusal, VerificationBatcher, type Pending, type VerifyOutcome } from './verifier.js';
+import { byKey, holds, INSUFFICIENT, REFUSALS, stateRefusal, validOutcome, VerificationBatcher, type Pending, type VerifyOutcome } from './verifier.js';
 
 /** Keys whose last read is kept; beyond this the cache starts over from fresh reads. */
 const MAX_KNOWN = 10_000;
@@ -11,10 +13,6 @@ interface Known {
   record: ApiKeyRecord | null;
   valid: VerifyOutcome | null;
 }
-
-const REFUSALS = new Map<string, VerifyOutcome>(
-  (['NOT_FOUND', 'REVOKED', 'EXPIRED'] as const).map((code) => [code, Object.freeze({ valid: false, code })]),
-);
 
 export interface DeferredCountOptions {
   /** How long an answered verification's count may wait in memory before it is written. */
@@ -36,6 +34,9 @@ export interface DeferredCountOptions {
  * `data_version` moves on every other connection's commit; this process's own transactions are
  * counted by the store), keys are kept from their last read and read again after any change.
  * Elsewhere (PostgreSQL) every batch reads its keys, one statement for the whole batch.
+ *
+ * Keys with a rate limit or a usage limit are never answered from memory: their requests are
+ * decided under the key's lock and spent before the answer (spend.ts), in either mode.
  */
 export class DeferredCountVerifier extends VerificationBatcher {
   private readonly known = new Map<string, Known>();
@@ -59,8 +60,13 @@ export class DeferredCountVerifier extends VerificationBatcher {
     const keys = await this.lookUp([...byHash.keys()]);
     const now = this.now();
     let at: string | undefined;
+    let limited: Map<string, Pending[]> | undefined;
     for (const [hash, requests] of byHash) {
       const known = keys.get(hash);
+      if (known?.record && hasLimits(known.record)) {
+        (limited ??= new Map()).set(hash, requests);
+        continue;
+      }
       const failure = stateRefusal(known?.record, now);
       if (failure) {
         const refusal = REFUSALS.get(failure)!;
@@ -77,6 +83,7 @@ export class DeferredCountVerifier extends VerificationBatcher {
       }
       if (uses > 0) this.tally(hash, uses, (at ??= now.toISOString()));
     }
+    if (limited) await spendLimitedUses(this.store, limited, this.now);
   }
 
   /** The keys with these hashes as they stand now: from the cache while nothing changed, else read. */
@@ -105,9 +112,7 @@ export class DeferredCountVerifier extends VerificationBatcher {
     const records = new Map((await this.store.findKeysByHash(hashes)).map((r) => [r.keyHash, r]));
     for (const hash of hashes) {
       const record = records.get(hash) ?? null;
-      const valid: VerifyOutcome | null = record
-        ? { valid: true, id: record.id, userId: record.userId, organizationId: record.organizationId, permissions: record.permissions, expiresAt: record.expiresAt }
-        : null;
+      const valid: VerifyOutcome | null = record ? validOutcome(record) : null;
       into.set(hash, { record, valid });
     }
     return into;

@@ -4,29 +4,103 @@
  */
 import { z } from 'zod';
 import { EXPIRY_CHOICES } from './keys.js';
-import { AUDIT_ACTIONS } from './store/types.js';
+import { MAX_RATELIMIT_DURATION_MS, MAX_RATELIMIT_LIMIT, MIN_RATELIMIT_DURATION_MS } from './limits.js';
+import { META_MAX_BYTES, metaProblem } from './meta.js';
+import { AUDIT_ACTIONS, REFILL_INTERVALS } from './store/types.js';
+import { isStorableText, UNSTORABLE_TEXT } from './text.js';
 
 const timestamp = z.iso.datetime().meta({ description: 'ISO 8601 timestamp (UTC)' });
+
+/** A string the service stores: refused when it could not come back as sent (see text.ts). */
+function storable<S extends z.ZodString>(schema: S) {
+  return schema.refine(isStorableText, { error: UNSTORABLE_TEXT });
+}
+
+const NAME_RULE = 'No U+0000 and no unpaired surrogate (neither could be stored as sent).';
+
+// ---- the settings of issue 16 (optional everywhere: a client that does not send them sees no change) ----
+
+export const RateLimitInput = z
+  .strictObject({
+    limit: z.int().min(1).max(MAX_RATELIMIT_LIMIT).meta({ description: 'Valid verifications allowed in each window.' }),
+    durationMs: z
+      .int()
+      .min(MIN_RATELIMIT_DURATION_MS)
+      .max(MAX_RATELIMIT_DURATION_MS)
+      .meta({ description: 'Window length in milliseconds (1 s to 30 days).' }),
+  })
+  .meta({
+    description:
+      'At most `limit` valid verifications per window; windows are fixed, `durationMs` long and aligned to the Unix epoch. ' +
+      'Exact across processes sharing the database. Beyond it verify answers `RATE_LIMITED`.',
+  });
+
+export const RefillInput = z
+  .strictObject({
+    interval: z.enum(REFILL_INTERVALS).meta({ description: '`daily`: at 00:00 UTC; `monthly`: on the 1st, 00:00 UTC.' }),
+    amount: z.int().min(1).meta({ description: 'What `remaining` is set back to (not added to).' }),
+  })
+  .meta({ description: 'Sets `remaining` back to `amount` at the start of every interval; needs `remaining`.' });
+
+const Remaining = z.int().min(0).meta({ description: 'Valid verifications left; each one takes one. At 0 verify answers `USAGE_EXCEEDED`.' });
+
+export const MetaInput = z
+  .record(z.string(), z.unknown())
+  .superRefine((meta, ctx) => {
+    const problem = metaProblem(meta);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  })
+  .meta({
+    description:
+      `A JSON object stored with the key, returned by every read and valid verification exactly as sent; at most ${META_MAX_BYTES} ` +
+      'bytes as JSON; no U+0000 or unpaired surrogate in its strings, no non-finite number.',
+  });
+
+export const REFILL_NEEDS_REMAINING = 'Needs remaining: a refill sets a usage limit back, and there is none';
+
+/** The fields create and update share; on update, absent keeps the stored value and null removes it. */
+const limitFields = {
+  ratelimit: RateLimitInput.nullable().optional(),
+  remaining: Remaining.nullable().optional(),
+  refill: RefillInput.nullable().optional(),
+  meta: MetaInput.nullable().optional(),
+};
 
 // ---- requests ----
 
 export const CreateApiKeyBody = z
   .object({
-    name: z.string().min(1).max(64),
+    name: storable(z.string().min(1).max(64)).meta({ description: NAME_RULE }),
     permissions: z.array(z.string()).default([]).meta({
       description: 'Allowed permissions; `*` and `resource:*` expand. Normalised before storing.',
     }),
     expiresIn: z.enum(EXPIRY_CHOICES).default('never'),
-  });
+    ...limitFields,
+  })
+  .refine((body) => !body.refill || (body.remaining !== undefined && body.remaining !== null), { path: ['refill'], message: REFILL_NEEDS_REMAINING });
 export type CreateApiKeyBody = z.output<typeof CreateApiKeyBody>;
 
 export const UpdateApiKeyBody = z
   .object({
-    name: z.string().trim().min(1).max(64).meta({ description: 'Stored trimmed.' }),
+    name: storable(z.string().trim().min(1).max(64)).meta({ description: `Stored trimmed. ${NAME_RULE}` }),
     permissions: z.array(z.string()),
     expiresIn: z.enum(EXPIRY_CHOICES).optional().meta({ description: 'Absent: expiry unchanged.' }),
+    // Absent: unchanged; null: removed. A refill left without remaining answers 400.
+    ...limitFields,
   });
 export type UpdateApiKeyBody = z.output<typeof UpdateApiKeyBody>;
+
+/** The longest overlap of a roll: the old key's last moment is at most this far away. */
+export const MAX_ROLL_OVERLAP_SECONDS = 30 * 24 * 60 * 60;
+
+export const RollApiKeyBody = z.strictObject({
+  overlapSeconds: z
+    .int()
+    .min(0)
+    .max(MAX_ROLL_OVERLAP_SECONDS)
+    .meta({ description: 'How long the old key stays valid (0: it expires now; at most 30 days). Never extends its expiry.' }),
+});
+export type RollApiKeyBody = z.output<typeof RollApiKeyBody>;
 
 export const VerifyApiKeyBody = z
   .object({
@@ -59,6 +133,20 @@ export type AuditLogQuery = z.output<typeof AuditLogQuery>;
 
 // ---- responses ----
 
+/** Present only on keys that have them, so a key without them is listed exactly as before. */
+const settingsOut = {
+  ratelimit: z.object({ limit: z.int(), durationMs: z.int() }).strict().optional(),
+  remaining: z.int().min(0).optional().meta({ description: 'Usage limit left, refill applied (see refill).' }),
+  refill: z
+    .object({ interval: z.enum(REFILL_INTERVALS), amount: z.int(), lastRefillAt: timestamp })
+    .strict()
+    .optional()
+    .meta({ description: 'lastRefillAt: when remaining was last set back (or set).' }),
+  meta: z.record(z.string(), z.unknown()).optional(),
+  rolledFrom: z.string().optional().meta({ description: 'The key this one was rolled from.' }),
+  replacedBy: z.string().optional().meta({ description: 'The key that replaced this one by a roll.' }),
+};
+
 export const ApiKeyListItem = z
   .object({
     id: z.string(),
@@ -74,9 +162,11 @@ export const ApiKeyListItem = z
       .min(0)
       .describe(
         'Valid verifications of the key. Includes every verification the answering process has answered; ' +
-          'those answered by other processes appear within VERIFY_COUNT_FLUSH_MS (at once when it is 0, the PostgreSQL default).',
+          'those answered by other processes appear within VERIFY_COUNT_FLUSH_MS (at once when it is 0, the PostgreSQL default). ' +
+          'Keys with a rate limit or usage limit are counted before every answer, in either mode.',
       ),
     createdAt: timestamp,
+    ...settingsOut,
   })
   .strict();
 
@@ -111,10 +201,30 @@ export const ErrorEnvelope = z
 export const ListApiKeysResponse = z.object({ success: z.literal(true), data: z.array(ApiKeyListItem) }).strict();
 export const CreateApiKeyResponse = z.object({ success: z.literal(true), data: CreatedApiKey, message: z.string() }).strict();
 export const UpdateApiKeyResponse = z.object({ success: z.literal(true), data: ApiKeyRecord }).strict();
+export const GetApiKeyResponse = UpdateApiKeyResponse;
+export const RollApiKeyResponse = z
+  .object({
+    success: z.literal(true),
+    data: CreatedApiKey.meta({ description: 'The new key (rolledFrom: the old one), with its raw key, shown once.' }),
+    previous: ApiKeyRecord.meta({ description: 'The old key after the roll: replacedBy set, expiresAt at the end of the overlap.' }),
+    message: z.string(),
+  })
+  .strict();
 export const MessageResponse = z.object({ success: z.literal(true), message: z.string() }).strict();
 
-export const VERIFY_FAILURE_CODES = ['NOT_FOUND', 'REVOKED', 'EXPIRED', 'INSUFFICIENT_PERMISSIONS'] as const;
+export const VERIFY_FAILURE_CODES = ['NOT_FOUND', 'REVOKED', 'EXPIRED', 'INSUFFICIENT_PERMISSIONS', 'USAGE_EXCEEDED', 'RATE_LIMITED'] as const;
 export type VerifyFailureCode = (typeof VERIFY_FAILURE_CODES)[number];
+
+const verifyRemaining = z.int().min(0).optional().meta({ description: 'Usage-limited keys: what is left after this request.' });
+const verifyRateLimit = z
+  .object({
+    limit: z.int(),
+    remaining: z.int().min(0).meta({ description: 'Valid verifications left in the current window after this request.' }),
+    reset: z.int().meta({ description: 'When the current window ends, in milliseconds since the Unix epoch.' }),
+  })
+  .strict()
+  .optional()
+  .meta({ description: 'Rate-limited keys: the window after this request.' });
 
 export const VerifyResult = z
   .discriminatedUnion('valid', [
@@ -126,9 +236,12 @@ export const VerifyResult = z
         organizationId: z.string(),
         permissions: z.array(z.string()),
         expiresAt: timestamp.nullable(),
+        meta: z.record(z.string(), z.unknown()).optional().meta({ description: "The key's meta, when it has one." }),
+        remaining: verifyRemaining,
+        ratelimit: verifyRateLimit,
       })
       .strict(),
-    z.object({ valid: z.literal(false), code: z.enum(VERIFY_FAILURE_CODES) }).strict(),
+    z.object({ valid: z.literal(false), code: z.enum(VERIFY_FAILURE_CODES), remaining: verifyRemaining, ratelimit: verifyRateLimit }).strict(),
   ]);
 export const VerifyApiKeyResponse = z.object({ success: z.literal(true), data: VerifyResult }).strict();
 

@@ -1,4 +1,4 @@
-import { createServer, type RequestListener } from 'node:http';
+import { createServer, maxHeaderSize, type RequestListener } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
@@ -138,7 +138,10 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     // Requests arriving during shutdown get a 503 in the envelope (onRequest below).
     return503OnClosing: false,
     forceCloseConnections: 'idle',
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    // No id is too long to be looked up and answered 404 like any unknown one: the router's own
+    // limit answers 414 outside the request cycle (no hooks, so none of the usual headers). Node
+    // refuses a request line longer than maxHeaderSize before the router sees it.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: maxHeaderSize },
     serverFactory: (handler, opts) => {
       fastifyListener = handler;
       const server = createServer(opts.http ?? {}, (req, res) => (listeners.hot ?? handler)(req, res));
@@ -150,7 +153,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     },
     frameworkErrors: (error, _request, reply) => {
       const { status, body } = toErrorResponse(error);
-      void (reply as FastifyReply).code(status).header('API-Version', API_VERSION).send(body);
+      // Raised before the onRequest hook, so the headers it sets are set here too.
+      void (reply as FastifyReply).code(status).header('API-Version', API_VERSION).header('Cache-Control', 'no-store').send(body);
     },
   });
 

@@ -1,8 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError, MESSAGES, keyLimitMessage } from './errors.js';
-import { expiresAtFor, generateRawKey, hashKey, keyPrefixOf, RAW_KEY_PATTERN, type ExpiresIn } from './keys.js';
+import { expiresAtFor, generateRawKey, hashKey, isExpired, keyPrefixOf, RAW_KEY_PATTERN, type ExpiresIn } from './keys.js';
+import { creditAt } from './limits.js';
 import { PermissionSet, invalidPermissionsMessage } from './permissions.js';
-import type { ApiKeyRecord, AuditAction, AuditEntry, AuditLevel, KeyStore, KeyStoreTx, Owner } from './store/types.js';
+import { REFILL_NEEDS_REMAINING } from './schemas.js';
+import type {
+  ApiKeyChanges,
+  ApiKeyRecord,
+  AuditAction,
+  AuditEntry,
+  AuditLevel,
+  KeyStore,
+  KeyStoreTx,
+  Owner,
+  RateLimit,
+  Refill,
+} from './store/types.js';
 import { CountingVerifier } from './counting-verifier.js';
 import { DeferredCountVerifier } from './deferred-verifier.js';
 import type { Verifier, VerifyOutcome } from './verifier.js';
@@ -30,6 +43,31 @@ export interface AuditPageResult {
 }
 
 const NOT_FOUND: VerifyOutcome = Object.freeze({ valid: false, code: 'NOT_FOUND' });
+
+/**
+ * The settings of issue 16, as create and update take them. On update, undefined keeps the stored
+ * value and null removes it.
+ */
+export interface KeySettings {
+  ratelimit?: RateLimit | null | undefined;
+  remaining?: number | null | undefined;
+  refill?: Refill | null | undefined;
+  meta?: Record<string, unknown> | null | undefined;
+}
+
+/** The settings a request named, for its audit record (only those it named). */
+function namedSettings(input: KeySettings): Record<string, unknown> | undefined {
+  const named = Object.fromEntries(
+    (['ratelimit', 'remaining', 'refill', 'meta'] as const).filter((k) => input[k] !== undefined).map((k) => [k, input[k]]),
+  );
+  return Object.keys(named).length > 0 ? named : undefined;
+}
+
+/** A key as a verification at `now` would find it: a refill that is due shows as done. */
+function asOf(record: ApiKeyRecord, now: Date): ApiKeyRecord {
+  const credit = creditAt(record, now);
+  return credit.remaining === record.remaining && credit.refilledAt === record.refilledAt ? record : { ...record, ...credit };
+}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -71,7 +109,16 @@ export class KeyService {
 
   async list(owner: Owner): Promise<ApiKeyRecord[]> {
     await this.settleCounts();
-    return this.store.listKeys(owner);
+    const now = this.now();
+    return (await this.store.listKeys(owner)).map((r) => asOf(r, now));
+  }
+
+  async get(owner: Owner, id: string): Promise<ApiKeyRecord> {
+    if (!UUID.test(id)) throw new ApiError('NOT_FOUND', MESSAGES.keyNotFound);
+    await this.settleCounts();
+    const record = await this.store.getKey(owner, id);
+    if (!record) throw new ApiError('NOT_FOUND', MESSAGES.keyNotFound);
+    return asOf(record, this.now());
   }
 
   /**
@@ -83,57 +130,102 @@ export class KeyService {
     await this.verifier.settle().catch(() => {});
   }
 
-  async create(owner: Owner, input: { name: string; permissions: string[]; expiresIn: ExpiresIn }): Promise<{ record: ApiKeyRecord; rawKey: string }> {
+  async create(
+    owner: Owner,
+    input: { name: string; permissions: string[]; expiresIn: ExpiresIn } & KeySettings,
+  ): Promise<{ record: ApiKeyRecord; rawKey: string }> {
     const permissions = this.normalise(input.permissions, true);
-    const rawKey = generateRawKey();
     const now = this.now();
-    const record: ApiKeyRecord = {
-      id: randomUUID(),
-      userId: owner.userId,
-      organizationId: owner.organizationId,
+    const remaining = input.remaining ?? null;
+    const { record, rawKey } = newKey(owner, now, {
       name: input.name,
-      keyHash: hashKey(rawKey),
-      keyPrefix: keyPrefixOf(rawKey),
       permissions,
-      lastUsed: null,
       expiresAt: expiresAtFor(input.expiresIn, now),
-      isActive: true,
-      requestCount: 0,
-      createdAt: now.toISOString(),
-    };
+      meta: input.meta ?? null,
+      ratelimit: input.ratelimit ?? null,
+      remaining,
+      refill: input.refill ?? null,
+      refilledAt: remaining === null ? null : now.toISOString(),
+      rolledFrom: null,
+    });
     await this.store.transaction(async (tx) => {
-      // The count and the insert must not interleave with another creation for the same owner.
-      await tx.lockOwner(owner);
-      if ((await tx.countActiveKeys(owner)) >= this.maxActive) {
-        throw new ApiError('CONFLICT', keyLimitMessage(this.maxActive));
-      }
-      await tx.insertKey(record);
-      await this.audit(tx, owner, 'API_KEY_CREATE', 'INFO', `key named ${record.name} created`, record.id, now);
+      await this.insertWithinLimit(tx, owner, record);
+      await this.audit(tx, owner, 'API_KEY_CREATE', 'INFO', `key named ${record.name} created`, record.id, now, { settings: namedSettings(input) });
     });
     return { record, rawKey };
+  }
+
+  /**
+   * A new key in place of an active one: a new secret with the same name, permissions, expiry, meta
+   * and limits (the usage limit carries over what is left; the rate-limit window starts empty). The
+   * old key stays valid for `overlapSeconds` (never longer than it would have), then answers EXPIRED.
+   */
+  async roll(owner: Owner, id: string, overlapSeconds: number): Promise<{ record: ApiKeyRecord; rawKey: string; previous: ApiKeyRecord }> {
+    if (!UUID.test(id)) throw new ApiError('NOT_FOUND', MESSAGES.activeKeyNotFound);
+    // The old key is answered with its counts.
+    await this.settleCounts();
+    const now = this.now();
+    const rolled = await this.store.transaction(async (tx) => {
+      // The row lock makes a second roll of the same key wait, then find it replaced.
+      const old = await tx.findOwnedKey(owner, id);
+      if (!old || !old.isActive) throw new ApiError('NOT_FOUND', MESSAGES.activeKeyNotFound);
+      if (old.replacedBy !== null) throw new ApiError('CONFLICT', MESSAGES.alreadyRolled);
+      if (isExpired(old.expiresAt, now)) throw new ApiError('CONFLICT', MESSAGES.expiredRoll);
+      const { record, rawKey } = newKey(owner, now, {
+        name: old.name,
+        permissions: old.permissions,
+        expiresAt: old.expiresAt,
+        meta: old.meta,
+        ratelimit: old.ratelimit,
+        ...creditAt(old, now),
+        refill: old.refill,
+        rolledFrom: old.id,
+      });
+      await this.insertWithinLimit(tx, owner, record);
+      const overlapEnd = now.getTime() + overlapSeconds * 1000;
+      const expiresAt = old.expiresAt !== null && Date.parse(old.expiresAt) < overlapEnd ? old.expiresAt : new Date(overlapEnd).toISOString();
+      const previous = await tx.updateKey(old.id, { expiresAt, replacedBy: record.id });
+      await this.audit(tx, owner, 'API_KEY_ROLL', 'WARNING', `key named ${old.name} rolled`, old.id, now, { replacedBy: record.id, overlapSeconds, expiresAt });
+      await this.audit(tx, owner, 'API_KEY_CREATE', 'INFO', `key named ${record.name} created`, record.id, now, { rolledFrom: old.id });
+      return { record, rawKey, previous };
+    });
+    return { ...rolled, previous: asOf(rolled.previous, now) };
+  }
+
+  /** Inserts a key unless its owner is at the active-key limit (both under the owner's lock). */
+  private async insertWithinLimit(tx: KeyStoreTx, owner: Owner, record: ApiKeyRecord): Promise<void> {
+    // The count and the insert must not interleave with another creation for the same owner.
+    await tx.lockOwner(owner);
+    if ((await tx.countActiveKeys(owner)) >= this.maxActive) {
+      throw new ApiError('CONFLICT', keyLimitMessage(this.maxActive));
+    }
+    await tx.insertKey(record);
   }
 
   async update(
     owner: Owner,
     id: string,
-    input: { name: string; permissions: string[]; expiresIn?: ExpiresIn | undefined },
+    input: { name: string; permissions: string[]; expiresIn?: ExpiresIn | undefined } & KeySettings,
   ): Promise<ApiKeyRecord> {
     const permissions = this.normalise(input.permissions, false);
     if (!UUID.test(id)) throw new ApiError('NOT_FOUND', MESSAGES.activeKeyNotFound);
     // The updated key is answered with its counts.
     await this.settleCounts();
-    return this.store.transaction(async (tx) => {
+    const after = await this.store.transaction(async (tx) => {
       const before = await tx.findOwnedKey(owner, id);
       if (!before || !before.isActive) throw new ApiError('NOT_FOUND', MESSAGES.activeKeyNotFound);
       const now = this.now();
-      const after = await tx.updateKey(id, {
+      const changes: ApiKeyChanges = {
         name: input.name,
         permissions,
         ...(input.expiresIn !== undefined ? { expiresAt: expiresAtFor(input.expiresIn, now) } : {}),
-      });
-      await this.audit(tx, owner, 'API_KEY_UPDATE', 'WARNING', `key named ${before.name} updated`, id, now);
-      return after;
+        ...settingChanges(before, input, now),
+      };
+      const updated = await tx.updateKey(id, changes);
+      await this.audit(tx, owner, 'API_KEY_UPDATE', 'WARNING', `key named ${before.name} updated`, id, now, { settings: namedSettings(input) });
+      return updated;
     });
+    return asOf(after, this.now());
   }
 
   async revoke(owner: Owner, id: string): Promise<void> {
@@ -192,7 +284,19 @@ export class KeyService {
     );
   }
 
-  private audit(tx: KeyStoreTx, owner: Owner, action: AuditAction, level: AuditLevel, message: string, apiKeyId: string, at: Date): Promise<void> {
+  private audit(
+    tx: KeyStoreTx,
+    owner: Owner,
+    action: AuditAction,
+    level: AuditLevel,
+    message: string,
+    apiKeyId: string,
+    at: Date,
+    extra: Record<string, unknown> = {},
+  ): Promise<void> {
+    // Entries left undefined are left out, so a mutation without new settings is audited as before.
+    const meta: Record<string, unknown> = { apiKeyId };
+    for (const [k, v] of Object.entries(extra)) if (v !== undefined) meta[k] = v;
     return tx.insertAudit({
       id: randomUUID(),
       category: 'AUTH',
@@ -201,8 +305,66 @@ export class KeyService {
       message,
       userId: owner.userId,
       organizationId: owner.organizationId,
-      meta: { apiKeyId },
+      meta,
       createdAt: at.toISOString(),
     });
   }
+}
+
+type NewKeyFields = Pick<
+  ApiKeyRecord,
+  'name' | 'permissions' | 'expiresAt' | 'meta' | 'ratelimit' | 'remaining' | 'refill' | 'refilledAt' | 'rolledFrom'
+>;
+
+/** A new active key with a new secret, never used. */
+function newKey(owner: Owner, now: Date, fields: NewKeyFields): { record: ApiKeyRecord; rawKey: string } {
+  const rawKey = generateRawKey();
+  const record: ApiKeyRecord = {
+    id: randomUUID(),
+    userId: owner.userId,
+    organizationId: owner.organizationId,
+    name: fields.name,
+    keyHash: hashKey(rawKey),
+    keyPrefix: keyPrefixOf(rawKey),
+    permissions: fields.permissions,
+    lastUsed: null,
+    expiresAt: fields.expiresAt,
+    isActive: true,
+    requestCount: 0,
+    createdAt: now.toISOString(),
+    meta: fields.meta,
+    ratelimit: fields.ratelimit,
+    ratelimitWindow: null,
+    remaining: fields.remaining,
+    refill: fields.refill,
+    refilledAt: fields.refilledAt,
+    rolledFrom: fields.rolledFrom,
+    replacedBy: null,
+  };
+  return { record, rawKey };
+}
+
+/**
+ * What an update's settings change. A refill needs a usage limit to set back, so one left without
+ * it is refused as the body's validation error would be. Setting `remaining` dates the next refill
+ * from now; a new window length starts counting afresh (the old window's uses mean nothing in it).
+ */
+function settingChanges(before: ApiKeyRecord, input: KeySettings, now: Date): ApiKeyChanges {
+  const remaining = input.remaining !== undefined ? input.remaining : before.remaining;
+  const refill = input.refill !== undefined ? input.refill : before.refill;
+  if (refill !== null && remaining === null) {
+    throw new ApiError('VALIDATION', { formErrors: [], fieldErrors: { refill: [REFILL_NEEDS_REMAINING] } });
+  }
+  const changes: ApiKeyChanges = {};
+  if (input.meta !== undefined) changes.meta = input.meta;
+  if (input.ratelimit !== undefined) {
+    changes.ratelimit = input.ratelimit;
+    if (input.ratelimit === null || input.ratelimit.durationMs !== before.ratelimit?.durationMs) changes.ratelimitWindow = null;
+  }
+  if (input.remaining !== undefined) {
+    changes.remaining = input.remaining;
+    changes.refilledAt = input.remaining === null ? null : now.toISOString();
+  }
+  if (input.refill !== undefined) changes.refill = input.refill;
+  return changes;
 }

@@ -1,10 +1,26 @@
 import type { VerifyFailureCode } from './schemas.js';
 import { isExpired } from './keys.js';
+import type { RateLimitState } from './limits.js';
 import type { ApiKeyRecord } from './store/types.js';
 
+/**
+ * The answer to one verification. The optional fields are present only for keys that have what
+ * they describe, so a key without meta or limits answers exactly as before they existed.
+ */
 export type VerifyOutcome =
-  | { valid: true; id: string; userId: string; organizationId: string; permissions: string[]; expiresAt: string | null }
-  | { valid: false; code: VerifyFailureCode };
+  | {
+      valid: true;
+      id: string;
+      userId: string;
+      organizationId: string;
+      permissions: string[];
+      expiresAt: string | null;
+      meta?: Record<string, unknown>;
+      /** Usage-limited keys: valid verifications left after this one. */
+      remaining?: number;
+      ratelimit?: RateLimitState;
+    }
+  | { valid: false; code: VerifyFailureCode; remaining?: number; ratelimit?: RateLimitState };
 
 /** What the service asks of a verification strategy. */
 export interface Verifier {
@@ -34,6 +50,26 @@ const MAX_BATCH = 512;
 const MAX_WAIT_TURNS = 4;
 
 export const INSUFFICIENT: VerifyOutcome = Object.freeze({ valid: false, code: 'INSUFFICIENT_PERMISSIONS' });
+
+type StateRefusal = 'NOT_FOUND' | 'REVOKED' | 'EXPIRED';
+
+/** One shared answer per refusal of a key's state (the route serialises each outcome once). */
+export const REFUSALS: ReadonlyMap<StateRefusal, VerifyOutcome> = new Map(
+  (['NOT_FOUND', 'REVOKED', 'EXPIRED'] as const).map((code) => [code, Object.freeze({ valid: false, code })]),
+);
+
+/** The valid answer for a key, before any limit is applied. */
+export function validOutcome(key: {
+  id: string;
+  userId: string;
+  organizationId: string;
+  permissions: string[];
+  expiresAt: string | null;
+  meta: Record<string, unknown> | null;
+}): Extract<VerifyOutcome, { valid: true }> {
+  const { id, userId, organizationId, permissions, expiresAt, meta } = key;
+  return meta === null ? { valid: true, id, userId, organizationId, permissions, expiresAt } : { valid: true, id, userId, organizationId, permissions, expiresAt, meta };
+}
 
 /**
  * Verifications are decided in batches: every request parsed in one turn of the event loop (and in
@@ -131,7 +167,7 @@ export function holds(permissions: string[], needed: string[]): boolean {
   return needed.every((p) => permissions.includes(p));
 }
 
-export function stateRefusal(record: ApiKeyRecord | undefined | null, now: Date): VerifyFailureCode | null {
+export function stateRefusal(record: ApiKeyRecord | undefined | null, now: Date): StateRefusal | null {
   if (!record) return 'NOT_FOUND';
   if (!record.isActive) return 'REVOKED';
   if (isExpired(record.expiresAt, now)) return 'EXPIRED';

@@ -930,7 +930,9 @@ function suite(backend: Backend, mode: Record<string, string>) {
         [
           'GET /api-keys',
           'POST /api-keys',
+          'GET /api-keys/{id}',
           'PATCH /api-keys/{id}',
+          'POST /api-keys/{id}/roll',
           'DELETE /api-keys/{id}',
           'DELETE /api-keys/{id}/permanent',
           'POST /api-keys/verify',

@@ -173,6 +173,20 @@ describe('configuration', () => {
     expect(jwks.stderr).toMatch(/AUTH_JWKS_URL/);
   });
 
+  it('token: every token it mints carries exp (1h by default), and a zero span is refused', async () => {
+    const env = { AUTH_JWT_SECRET: TEST_SECRET };
+    const payloadOf = (jwt: string) => JSON.parse(Buffer.from(jwt.trim().split('.')[1]!, 'base64url').toString());
+    const plain = await runCli(['token', '--sub', 'u', '--org', 'o'], { env });
+    expect(plain.code).toBe(0);
+    const payload = payloadOf(plain.stdout);
+    expect(payload.exp - payload.iat).toBe(3600);
+    for (const span of ['0s', '0m', '00h']) {
+      const zero = await runCli(['token', '--sub', 'u', '--org', 'o', '--expires', span], { env });
+      expect(zero.code, span).toBe(2);
+      expect(zero.stderr).toContain('--expires must be longer than zero');
+    }
+  });
+
   it('migrate applies the schema and exits', async () => {
     const cwd = tempDir();
     const r = await runCli(['migrate', '--db', 'm/keys.db'], { cwd });

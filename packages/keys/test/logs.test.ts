@@ -64,6 +64,31 @@ describe('service logs hold no secrets', () => {
   });
 });
 
+describe('service logs hold no secrets of rolled and limited keys', () => {
+  const backend = sqliteBackend();
+  afterAll(() => backend.cleanup());
+
+  it('through a limited key, its verifications, a roll and the new key', async () => {
+    const service = await startService({ args: backend.args, env: { AUTH_JWT_SECRET: TEST_SECRET, LOG_LEVEL: 'trace' } });
+    const api = new Client(service.url);
+    const jwt = await token({ sub: 'roller', org: 'org-logs', role: 'OWNER' });
+    const created = await api.post('/api-keys', { name: 'limited', remaining: 2, ratelimit: { limit: 5, durationMs: 60_000 }, meta: { a: 1 } }, jwt);
+    const { rawKey, keyHash, id } = created.body.data;
+    for (let i = 0; i < 3; i++) await api.post('/api-keys/verify', { key: rawKey });
+    const rolled = await api.post(`/api-keys/${id}/roll`, { overlapSeconds: 0 }, jwt);
+    expect(rolled.status).toBe(201);
+    const fresh = rolled.body.data;
+    await api.post('/api-keys/verify', { key: fresh.rawKey });
+    await api.get(`/api-keys/${fresh.id}`, jwt);
+    expect((await service.stop()).code).toBe(0);
+
+    const log = service.stderr();
+    expect(log).toMatch(/"url":"\/api-keys\/[0-9a-f-]{36}\/roll".*"statusCode":201/);
+    for (const secret of [rawKey, keyHash, fresh.rawKey, fresh.keyHash, jwt]) expect(log.includes(secret), `log contains ${secret.slice(0, 12)}...`).toBe(false);
+    expect(log).not.toContain(fresh.rawKey.slice(4, 40));
+  });
+});
+
 describe('logger', () => {
   it('redacts known fields and scrubs secrets from any text', () => {
     let out = '';

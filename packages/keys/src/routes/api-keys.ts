@@ -1,10 +1,14 @@
 import { MESSAGES } from '../errors.js';
 import {
   ApiKeyListItem,
+  ApiKeyRecord as ApiKeyRecordSchema,
   CreateApiKeyBody,
   CreateApiKeyResponse,
+  GetApiKeyResponse,
   ListApiKeysResponse,
   MessageResponse,
+  RollApiKeyBody,
+  RollApiKeyResponse,
   UpdateApiKeyBody,
   UpdateApiKeyResponse,
 } from '../schemas.js';
@@ -12,7 +16,23 @@ import type { ApiKeyRecord } from '../store/types.js';
 import { errorResponses } from './responses.js';
 import { caller, defineRoute, type RouteSpec } from './route.js';
 
-/** The nine fields the list shows; the hash and the owner stay out of it. */
+/**
+ * The settings of issue 16, each only when the key has it: a key without them is answered exactly
+ * as before they existed. `remaining` and `refill` are as of the read (the service applies a refill
+ * that is due).
+ */
+function settingsOf(r: ApiKeyRecord) {
+  return {
+    ...(r.ratelimit !== null ? { ratelimit: { limit: r.ratelimit.limit, durationMs: r.ratelimit.durationMs } } : {}),
+    ...(r.remaining !== null ? { remaining: r.remaining } : {}),
+    ...(r.refill !== null ? { refill: { interval: r.refill.interval, amount: r.refill.amount, lastRefillAt: r.refilledAt ?? r.createdAt } } : {}),
+    ...(r.meta !== null ? { meta: r.meta } : {}),
+    ...(r.rolledFrom !== null ? { rolledFrom: r.rolledFrom } : {}),
+    ...(r.replacedBy !== null ? { replacedBy: r.replacedBy } : {}),
+  };
+}
+
+/** The nine fields the list shows (and the settings the key has); the hash and the owner stay out of it. */
 export function listItem(r: ApiKeyRecord): typeof ApiKeyListItem._zod.output {
   return {
     id: r.id,
@@ -24,11 +44,12 @@ export function listItem(r: ApiKeyRecord): typeof ApiKeyListItem._zod.output {
     isActive: r.isActive,
     requestCount: r.requestCount,
     createdAt: r.createdAt,
+    ...settingsOf(r),
   };
 }
 
-/** The whole stored record (create and update answers): the nine fields plus owner and hash. */
-export function fullRecord(r: ApiKeyRecord): ApiKeyRecord {
+/** The whole stored record (create, update, get and roll answers): the nine fields plus owner and hash. */
+export function fullRecord(r: ApiKeyRecord): typeof ApiKeyRecordSchema._zod.output {
   return {
     id: r.id,
     userId: r.userId,
@@ -42,6 +63,7 @@ export function fullRecord(r: ApiKeyRecord): ApiKeyRecord {
     isActive: r.isActive,
     requestCount: r.requestCount,
     createdAt: r.createdAt,
+    ...settingsOf(r),
   };
 }
 
@@ -61,6 +83,23 @@ export const listApiKeys = defineRoute({
   },
 });
 
+export const getApiKey = defineRoute({
+  method: 'GET',
+  url: '/api-keys/:id',
+  operationId: 'getApiKey',
+  summary: "One of the caller's keys (revoked or not): the whole stored record",
+  tag: TAG,
+  minRole: 'DEVELOPER',
+  responses: {
+    200: { description: 'The key', schema: GetApiKeyResponse },
+    ...errorResponses({ 401: undefined, 403: undefined, 404: MESSAGES.keyNotFound }),
+  },
+  async handler(ctx) {
+    const record = await ctx.deps.service.get(caller(ctx), ctx.params.id!);
+    return { status: 200, body: { success: true, data: fullRecord(record) } };
+  },
+});
+
 export const createApiKey = defineRoute({
   method: 'POST',
   url: '/api-keys',
@@ -72,7 +111,7 @@ export const createApiKey = defineRoute({
   responses: {
     201: { description: 'Created', schema: CreateApiKeyResponse },
     ...errorResponses({
-      400: 'Flattened validation error, or `Invalid API key permissions: ...` with allowedPermissions',
+      400: 'Flattened validation error (a refill without remaining included), or `Invalid API key permissions: ...` with allowedPermissions',
       401: undefined,
       403: undefined,
       409: 'Active key limit (100 per user per organization) reached',
@@ -89,14 +128,14 @@ export const updateApiKey = defineRoute({
   method: 'PATCH',
   url: '/api-keys/:id',
   operationId: 'updateApiKey',
-  summary: 'Replace name and permissions of an active key, and optionally its expiry',
+  summary: 'Replace name and permissions of an active key, and optionally its expiry, rate limit, usage limit, refill and meta (absent: unchanged; null: removed)',
   tag: TAG,
   minRole: 'DEVELOPER',
   body: UpdateApiKeyBody,
   responses: {
     200: { description: 'Updated record', schema: UpdateApiKeyResponse },
     ...errorResponses({
-      400: 'Flattened validation error, or `Invalid API key permissions: ...`',
+      400: 'Flattened validation error (a refill left without remaining included), or `Invalid API key permissions: ...`',
       401: undefined,
       403: undefined,
       404: MESSAGES.activeKeyNotFound,
@@ -106,6 +145,36 @@ export const updateApiKey = defineRoute({
   async handler(ctx) {
     const record = await ctx.deps.service.update(caller(ctx), ctx.params.id!, ctx.body);
     return { status: 200, body: { success: true, data: fullRecord(record) } };
+  },
+});
+
+export const rollApiKey = defineRoute({
+  method: 'POST',
+  url: '/api-keys/:id/roll',
+  operationId: 'rollApiKey',
+  summary:
+    'Replace an active key by a new one with a new secret (same name, permissions, expiry, meta and limits); ' +
+    'the old key stays valid for overlapSeconds, then answers EXPIRED',
+  tag: TAG,
+  minRole: 'DEVELOPER',
+  body: RollApiKeyBody,
+  responses: {
+    201: { description: 'Rolled: the new key with its raw key (shown once), and the old key as it now stands', schema: RollApiKeyResponse },
+    ...errorResponses({
+      400: 'Flattened validation error',
+      401: undefined,
+      403: undefined,
+      404: MESSAGES.activeKeyNotFound,
+      409: `${MESSAGES.alreadyRolled}; or ${MESSAGES.expiredRoll}; or the active key limit (100 per user per organization) is reached`,
+      413: undefined,
+    }),
+  },
+  async handler(ctx) {
+    const { record, rawKey, previous } = await ctx.deps.service.roll(caller(ctx), ctx.params.id!, ctx.body.overlapSeconds);
+    return {
+      status: 201,
+      body: { success: true, data: { ...fullRecord(record), rawKey }, previous: fullRecord(previous), message: MESSAGES.keyRolled },
+    };
   },
 });
 
@@ -143,4 +212,4 @@ export const removeApiKey = defineRoute({
   },
 });
 
-export const apiKeyRoutes: RouteSpec<any, any>[] = [listApiKeys, createApiKey, updateApiKey, revokeApiKey, removeApiKey];
+export const apiKeyRoutes: RouteSpec<any, any>[] = [listApiKeys, getApiKey, createApiKey, updateApiKey, rollApiKey, revokeApiKey, removeApiKey];

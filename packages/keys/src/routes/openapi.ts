@@ -89,7 +89,10 @@ export function buildOpenApiDocument(routes: RouteSpec<any, any>[], info: { vers
           type: 'http',
           scheme: 'bearer',
           bearerFormat: 'JWT',
-          description: 'Claims: sub (user id), org (organization id), role (VIEWER < DEVELOPER < ADMIN < OWNER).',
+          description:
+            'Claims: sub (user id), org (organization id), role (VIEWER < DEVELOPER < ADMIN < OWNER), and exp: a token ' +
+            'without exp is refused (401 `Token lacks an exp claim: tokens must expire`). sub and org must not contain ' +
+            'U+0000 or an unpaired surrogate (401).',
         },
       },
       headers: {

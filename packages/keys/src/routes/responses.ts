@@ -3,7 +3,7 @@ import type { ResponseSpec } from './route.js';
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid request: flattened validation error, invalid permissions, or malformed JSON',
-  401: 'Missing, malformed, badly signed or expired token',
+  401: 'Missing, malformed, badly signed or expired token, or one without exp',
   403: 'Role too low',
   404: 'Not found',
   409: 'Conflict',

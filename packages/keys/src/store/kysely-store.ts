@@ -11,9 +11,12 @@ import type {
   CountedKey,
   KeyStore,
   KeyUse,
+  KeySpend,
   KeyUseTally,
   KeyStoreTx,
   Owner,
+  RefillInterval,
+  SpendDecision,
 } from './types.js';
 
 /** What differs between the dialects once the queries are shared. */
@@ -65,6 +68,17 @@ const KEY_COLUMNS = [
   'is_active',
   'request_count',
   'created_at',
+  'meta',
+  'ratelimit_limit',
+  'ratelimit_duration_ms',
+  'ratelimit_window_start',
+  'ratelimit_window_used',
+  'remaining',
+  'refill_interval',
+  'refill_amount',
+  'refilled_at',
+  'rolled_from',
+  'replaced_by',
 ] as const;
 
 const AUDIT_COLUMNS = ['seq', 'id', 'category', 'action', 'level', 'message', 'user_id', 'organization_id', 'meta', 'created_at'] as const;
@@ -82,6 +96,17 @@ interface KeyRow {
   is_active: number | boolean;
   request_count: number | string;
   created_at: string | Date;
+  meta: string | null;
+  ratelimit_limit: number | string | null;
+  ratelimit_duration_ms: number | string | null;
+  ratelimit_window_start: number | string | null;
+  ratelimit_window_used: number | string;
+  remaining: number | string | null;
+  refill_interval: string | null;
+  refill_amount: number | string | null;
+  refilled_at: string | Date | null;
+  rolled_from: string | null;
+  replaced_by: string | null;
 }
 
 interface AuditRow {
@@ -104,7 +129,19 @@ function iso(value: string | Date | null): string | null {
   return typeof value === 'string' ? value : value.toISOString();
 }
 
+/** PostgreSQL bigint arrives as a string; every count and time here stays far below 2^53. */
+function num(value: number | string): number;
+function num(value: number | string | null): number | null;
+function num(value: number | string | null): number | null {
+  return value === null ? null : Number(value);
+}
+
+function metaOf(text: string | null): Record<string, unknown> | null {
+  return text === null ? null : (JSON.parse(text) as Record<string, unknown>);
+}
+
 function toKey(row: KeyRow): ApiKeyRecord {
+  const window = num(row.ratelimit_window_start);
   return {
     id: row.id,
     userId: row.user_id,
@@ -116,18 +153,63 @@ function toKey(row: KeyRow): ApiKeyRecord {
     lastUsed: iso(row.last_used),
     expiresAt: iso(row.expires_at),
     isActive: Boolean(row.is_active),
-    // PostgreSQL bigint arrives as a string; counts stay far below 2^53.
-    requestCount: Number(row.request_count),
+    requestCount: num(row.request_count),
     createdAt: iso(row.created_at),
+    meta: metaOf(row.meta),
+    ratelimit:
+      row.ratelimit_limit === null || row.ratelimit_duration_ms === null
+        ? null
+        : { limit: num(row.ratelimit_limit), durationMs: num(row.ratelimit_duration_ms) },
+    ratelimitWindow: window === null ? null : { start: window, used: num(row.ratelimit_window_used) },
+    remaining: num(row.remaining),
+    refill:
+      row.refill_interval === null || row.refill_amount === null
+        ? null
+        : { interval: row.refill_interval as RefillInterval, amount: num(row.refill_amount) },
+    refilledAt: iso(row.refilled_at),
+    rolledFrom: row.rolled_from,
+    replacedBy: row.replaced_by,
   };
 }
 
-type CountedRow = Pick<KeyRow, 'id' | 'user_id' | 'organization_id' | 'expires_at'>;
+type CountedRow = Pick<KeyRow, 'id' | 'user_id' | 'organization_id' | 'expires_at' | 'meta'>;
 
 function toCounted({ rows }: { rows: CountedRow[] }): CountedKey | null {
   const row = rows[0];
   if (!row) return null;
-  return { id: row.id, userId: row.user_id, organizationId: row.organization_id, expiresAt: iso(row.expires_at) };
+  return { id: row.id, userId: row.user_id, organizationId: row.organization_id, expiresAt: iso(row.expires_at), meta: metaOf(row.meta) };
+}
+
+/** The columns of the changes to a key's settings (the counters are written by spendKeyUses). */
+function settingColumns(changes: ApiKeyChanges, bool: (value: boolean) => number | boolean) {
+  const { ratelimit, ratelimitWindow, refill } = changes;
+  return {
+    ...(changes.name !== undefined ? { name: changes.name } : {}),
+    ...(changes.permissions !== undefined ? { permissions: JSON.stringify(changes.permissions) } : {}),
+    ...(changes.expiresAt !== undefined ? { expires_at: changes.expiresAt } : {}),
+    ...(changes.isActive !== undefined ? { is_active: bool(changes.isActive) } : {}),
+    ...(changes.meta !== undefined ? { meta: changes.meta === null ? null : JSON.stringify(changes.meta) } : {}),
+    ...(ratelimit !== undefined ? { ratelimit_limit: ratelimit?.limit ?? null, ratelimit_duration_ms: ratelimit?.durationMs ?? null } : {}),
+    ...(ratelimitWindow !== undefined
+      ? { ratelimit_window_start: ratelimitWindow?.start ?? null, ratelimit_window_used: ratelimitWindow?.used ?? 0 }
+      : {}),
+    ...(changes.remaining !== undefined ? { remaining: changes.remaining } : {}),
+    ...(refill !== undefined ? { refill_interval: refill?.interval ?? null, refill_amount: refill?.amount ?? null } : {}),
+    ...(changes.refilledAt !== undefined ? { refilled_at: changes.refilledAt } : {}),
+    ...(changes.replacedBy !== undefined ? { replaced_by: changes.replacedBy } : {}),
+  };
+}
+
+/** The counters a limited key's verifications spent (see KeyStore.spendKeyUses). */
+function spendColumns(record: ApiKeyRecord, spend: KeySpend) {
+  return {
+    // Under the lock the stored values are the ones just read: plain assignments are exact.
+    // never: the column type allows additions only (DbCount), never a plain value.
+    request_count: sql<never>`request_count + ${spend.uses}`,
+    ...(spend.uses > 0 && (record.lastUsed === null || record.lastUsed < spend.at) ? { last_used: spend.at } : {}),
+    ...(spend.credit ? { remaining: spend.credit.remaining, refilled_at: spend.credit.refilledAt } : {}),
+    ...(spend.window ? { ratelimit_window_start: spend.window.start, ratelimit_window_used: spend.window.used } : {}),
+  };
 }
 
 function toAudit(row: AuditRow): AuditEntry {
@@ -205,8 +287,11 @@ export class KyselyKeyStore implements KeyStore {
         .where('is_active', '=', hooks.bool(true))
         .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', slot('now'))]))
         .where('permissions', '=', slot('permissions'))
+        // A limit is spent under a lock that this statement does not take (spendKeyUses).
+        .where('ratelimit_limit', 'is', null)
+        .where('remaining', 'is', null)
         // The answer to a counted verification, read under the same row lock as the count.
-        .returning(['id', 'user_id', 'organization_id', 'expires_at']),
+        .returning(['id', 'user_id', 'organization_id', 'expires_at', 'meta']),
     );
     this.addUses = prepare(
       counting
@@ -253,6 +338,17 @@ export class KyselyKeyStore implements KeyStore {
     return rows.map((r) => toKey(r as KeyRow));
   }
 
+  async getKey(owner: Owner, id: string): Promise<ApiKeyRecord | null> {
+    const row = await this.db
+      .selectFrom('api_keys')
+      .select(KEY_COLUMNS)
+      .where('id', '=', id)
+      .where('organization_id', '=', owner.organizationId)
+      .where('user_id', '=', owner.userId)
+      .executeTakeFirst();
+    return row ? toKey(row as KeyRow) : null;
+  }
+
   async findKeysByHash(keyHashes: string[]): Promise<ApiKeyRecord[]> {
     if (keyHashes.length === 0) return [];
     const { rows } = await this.db.executeQuery<KeyRow>(this.findByHashes({ hashes: this.hooks.hashList(keyHashes) }));
@@ -265,6 +361,28 @@ export class KyselyKeyStore implements KeyStore {
       uses.map((u) => this.countUses({ hash: u.keyHash, now: at, permissions: JSON.stringify(u.permissions), count: u.count })),
     );
     return results.map(toCounted);
+  }
+
+  async spendKeyUses<T>(keyHashes: string[], decide: (keyHash: string, record: ApiKeyRecord | null) => SpendDecision<T>): Promise<T[]> {
+    const spendOne = async (trx: Transaction<Database>, hash: string): Promise<T> => {
+      let q = trx.selectFrom('api_keys').select(KEY_COLUMNS).where('key_hash', '=', hash);
+      if (this.hooks.rowLocks) q = q.forUpdate();
+      const row = await q.executeTakeFirst();
+      const record = row ? toKey(row as KeyRow) : null;
+      const { result, spend } = decide(hash, record);
+      if (record && spend) await trx.updateTable('api_keys').set(spendColumns(record, spend)).where('id', '=', record.id).execute();
+      return result;
+    };
+    // Not this.transaction(): only counters change, so the keys' decisions kept elsewhere stay good.
+    if (this.hooks.countInOneTransaction) {
+      return this.db.transaction().execute(async (trx) => {
+        const out: T[] = [];
+        for (const hash of keyHashes) out.push(await spendOne(trx, hash));
+        return out;
+      });
+    }
+    // One row lock per transaction: processes spending the same keys in another order cannot deadlock.
+    return Promise.all(keyHashes.map((hash) => this.db.transaction().execute((trx) => spendOne(trx, hash))));
   }
 
   async addKeyUses(tallies: KeyUseTally[]): Promise<void> {
@@ -348,6 +466,17 @@ class KyselyTx implements KeyStoreTx {
         is_active: this.hooks.bool(r.isActive),
         request_count: r.requestCount,
         created_at: r.createdAt,
+        meta: r.meta === null ? null : JSON.stringify(r.meta),
+        ratelimit_limit: r.ratelimit?.limit ?? null,
+        ratelimit_duration_ms: r.ratelimit?.durationMs ?? null,
+        ratelimit_window_start: r.ratelimitWindow?.start ?? null,
+        ratelimit_window_used: r.ratelimitWindow?.used ?? 0,
+        remaining: r.remaining,
+        refill_interval: r.refill?.interval ?? null,
+        refill_amount: r.refill?.amount ?? null,
+        refilled_at: r.refilledAt,
+        rolled_from: r.rolledFrom,
+        replaced_by: r.replacedBy,
       })
       .execute();
   }
@@ -367,12 +496,7 @@ class KyselyTx implements KeyStoreTx {
   async updateKey(id: string, changes: ApiKeyChanges): Promise<ApiKeyRecord> {
     const row = await this.trx
       .updateTable('api_keys')
-      .set({
-        ...(changes.name !== undefined ? { name: changes.name } : {}),
-        ...(changes.permissions !== undefined ? { permissions: JSON.stringify(changes.permissions) } : {}),
-        ...(changes.expiresAt !== undefined ? { expires_at: changes.expiresAt } : {}),
-        ...(changes.isActive !== undefined ? { is_active: this.hooks.bool(changes.isActive) } : {}),
-      })
+      .set(settingColumns(changes, this.hooks.bool))
       .where('id', '=', id)
       .returning(KEY_COLUMNS)
       .executeTakeFirstOrThrow();

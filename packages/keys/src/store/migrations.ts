@@ -18,6 +18,8 @@ import type { Dialect } from './types.js';
 type DbTime = ColumnType<string | Date, string, string>;
 type DbBool = ColumnType<number | boolean, number | boolean, number | boolean>;
 type DbCount = ColumnType<number | string, number | undefined, never>;
+/** bigint on PostgreSQL, which the driver answers as a string. */
+type DbNumber = ColumnType<number | string, number, number>;
 
 export interface ApiKeysTable {
   /** Insertion order: the deterministic tie-break for keys created in the same millisecond. */
@@ -35,6 +37,20 @@ export interface ApiKeysTable {
   is_active: DbBool;
   request_count: DbCount;
   created_at: DbTime;
+  // Added by 0002. All nullable (or defaulted), so rows of 0001 read as keys without the features.
+  /** A JSON object's text, kept as sent (key order included); jsonb would reorder it. */
+  meta: string | null;
+  ratelimit_limit: DbNumber | null;
+  ratelimit_duration_ms: DbNumber | null;
+  /** Start (ms since the epoch) of the window `ratelimit_window_used` counts in. */
+  ratelimit_window_start: DbNumber | null;
+  ratelimit_window_used: ColumnType<number | string, number | undefined, number>;
+  remaining: DbNumber | null;
+  refill_interval: string | null;
+  refill_amount: DbNumber | null;
+  refilled_at: DbTime | null;
+  rolled_from: string | null;
+  replaced_by: string | null;
 }
 
 export interface AuditLogsTable {
@@ -119,10 +135,52 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.dropTable('api_keys').execute();
       },
     },
+    // Issue 16: meta, a rate limit, a usage limit with its refill, and the links of a rolled key.
+    '0002_key_meta_limits_and_roll': {
+      async up(db: Kysely<any>) {
+        const big = pg ? 'bigint' : 'integer';
+        const columns: Array<[string, string]> = [
+          ['meta', 'text'],
+          ['ratelimit_limit', big],
+          ['ratelimit_duration_ms', big],
+          ['ratelimit_window_start', big],
+          ['remaining', big],
+          ['refill_interval', 'text'],
+          ['refill_amount', big],
+          ['refilled_at', time],
+          ['rolled_from', pg ? 'uuid' : 'text'],
+          ['replaced_by', pg ? 'uuid' : 'text'],
+        ];
+        // One column per statement: SQLite's ALTER TABLE adds one at a time.
+        for (const [name, type] of columns) await db.schema.alterTable('api_keys').addColumn(name, sql.raw(type)).execute();
+        await db.schema
+          .alterTable('api_keys')
+          .addColumn('ratelimit_window_used', sql.raw(big), (c) => c.notNull().defaultTo(0))
+          .execute();
+      },
+      async down(db: Kysely<any>) {
+        for (const name of [
+          'ratelimit_window_used',
+          'replaced_by',
+          'rolled_from',
+          'refilled_at',
+          'refill_amount',
+          'refill_interval',
+          'remaining',
+          'ratelimit_window_start',
+          'ratelimit_duration_ms',
+          'ratelimit_limit',
+          'meta',
+        ]) {
+          await db.schema.alterTable('api_keys').dropColumn(name).execute();
+        }
+      },
+    },
   };
 }
 
-class StaticProvider implements MigrationProvider {
+/** The service's migrations for one dialect (exported for tests that start from an older schema). */
+export class KeysMigrationProvider implements MigrationProvider {
   constructor(private readonly dialect: Dialect) {}
   async getMigrations(): Promise<Record<string, Migration>> {
     return migrations(this.dialect);
@@ -140,7 +198,7 @@ export interface MigrationOutcome {
 export async function migrateToLatest(db: Kysely<any>, dialect: Dialect, schema?: string): Promise<MigrationOutcome> {
   const migrator = new Migrator({
     db,
-    provider: new StaticProvider(dialect),
+    provider: new KeysMigrationProvider(dialect),
     migrationTableName: MIGRATION_TABLE,
     migrationLockTableName: MIGRATION_LOCK_TABLE,
     ...(schema ? { migrationTableSchema: schema } : {}),

@@ -8,6 +8,27 @@ export interface Owner {
   organizationId: string;
 }
 
+/** At most `limit` valid verifications in each window of `durationMs` (see limits.ts). */
+export interface RateLimit {
+  limit: number;
+  durationMs: number;
+}
+
+/** The valid verifications counted in the window that starts at `start` (ms since the epoch). */
+export interface RateLimitWindow {
+  start: number;
+  used: number;
+}
+
+export const REFILL_INTERVALS = ['daily', 'monthly'] as const;
+export type RefillInterval = (typeof REFILL_INTERVALS)[number];
+
+/** `remaining` is set back to `amount` at the start of every interval (UTC). */
+export interface Refill {
+  interval: RefillInterval;
+  amount: number;
+}
+
 /** The whole stored record of a key. Timestamps are ISO 8601 strings. */
 export interface ApiKeyRecord {
   id: string;
@@ -22,6 +43,19 @@ export interface ApiKeyRecord {
   isActive: boolean;
   requestCount: number;
   createdAt: string;
+  /** A JSON object stored with the key; null when it has none. */
+  meta: Record<string, unknown> | null;
+  ratelimit: RateLimit | null;
+  /** Where the rate limit's counting stands; null before the first counted use. */
+  ratelimitWindow: RateLimitWindow | null;
+  /** Valid verifications left; null for no usage limit. */
+  remaining: number | null;
+  refill: Refill | null;
+  /** When `remaining` was last set or refilled. */
+  refilledAt: string | null;
+  /** The key this one was rolled from, and the key that replaced it. */
+  rolledFrom: string | null;
+  replacedBy: string | null;
 }
 
 export interface ApiKeyChanges {
@@ -29,9 +63,16 @@ export interface ApiKeyChanges {
   permissions?: string[];
   expiresAt?: string | null;
   isActive?: boolean;
+  meta?: Record<string, unknown> | null;
+  ratelimit?: RateLimit | null;
+  ratelimitWindow?: RateLimitWindow | null;
+  remaining?: number | null;
+  refill?: Refill | null;
+  refilledAt?: string | null;
+  replacedBy?: string;
 }
 
-export const AUDIT_ACTIONS = ['API_KEY_CREATE', 'API_KEY_UPDATE', 'API_KEY_REVOKE', 'API_KEY_REMOVE'] as const;
+export const AUDIT_ACTIONS = ['API_KEY_CREATE', 'API_KEY_UPDATE', 'API_KEY_REVOKE', 'API_KEY_REMOVE', 'API_KEY_ROLL'] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 export type AuditLevel = 'INFO' | 'WARNING';
 
@@ -84,6 +125,25 @@ export interface CountedKey {
   userId: string;
   organizationId: string;
   expiresAt: string | null;
+  meta: Record<string, unknown> | null;
+}
+
+/** What verifications of a limited key spent, written back under the lock they were decided in. */
+export interface KeySpend {
+  /** Valid uses: added to the request count; last use moves forward to `at`. */
+  uses: number;
+  at: string;
+  /** Usage-limited keys: what is left, and when it was last refilled. */
+  credit?: { remaining: number; refilledAt: string | null };
+  /** Rate-limited keys: the window after these uses. */
+  window?: RateLimitWindow;
+}
+
+/** A decision on one key, made on the key as it stands under its lock. */
+export interface SpendDecision<T> {
+  result: T;
+  /** Null when nothing is to be written (every request refused). */
+  spend: KeySpend | null;
 }
 
 /** Operations available inside one transaction. */
@@ -112,16 +172,27 @@ export interface KeyStore {
   transaction<T>(work: (tx: KeyStoreTx) => Promise<T>): Promise<T>;
   /** The owner's keys, newest first. */
   listKeys(owner: Owner): Promise<ApiKeyRecord[]>;
+  /** The owner's key with this id (revoked or not), or null. */
+  getKey(owner: Owner, id: string): Promise<ApiKeyRecord | null>;
   /** The keys with these hashes (in no particular order), read from the database on every call. */
   findKeysByHash(keyHashes: string[]): Promise<ApiKeyRecord[]>;
   /**
    * Adds each use's count to its key's request count and moves last use forward to `now`, each in
-   * one guarded statement: only if the stored key is still active, unexpired at `now` and holds the
-   * same permissions as the use. The answer says, use by use, what the key was when it was counted,
+   * one guarded statement: only if the stored key is still active, unexpired at `now`, holds the
+   * same permissions as the use and has neither a rate limit nor a usage limit (those are spent
+   * with {@link spendKeyUses}). The answer says, use by use, what the key was when it was counted,
    * or null when it was not (missing, or changed since the caller looked): such a use must be
    * decided again on fresh data.
    */
   recordKeyUses(uses: KeyUse[], now: Date): Promise<Array<CountedKey | null>>;
+  /**
+   * For each hash, reads the key under a lock held until what `decide` returns is written and
+   * committed: a row lock on PostgreSQL, the database's write lock on SQLite. So no two decisions,
+   * in this process or another, ever start from the same state of a key, and limits kept in the
+   * row are spent exactly. Only the counters are written (request count, last use, remaining, the
+   * rate-limit window); answers are in the order of the hashes.
+   */
+  spendKeyUses<T>(keyHashes: string[], decide: (keyHash: string, record: ApiKeyRecord | null) => SpendDecision<T>): Promise<T[]>;
   /**
    * Adds each tally to its key's request count and moves last use forward, whatever the key's state
    * is now: the uses were valid when they were answered. A key removed since is skipped.

@@ -8,7 +8,8 @@ export interface TokenOptions {
   secret?: string;
   /** Seconds from now; negative for an expired token. */
   expiresIn?: number;
-  omit?: Array<'sub' | 'org' | 'role'>;
+  /** Claims left out; every token carries `exp` unless it is named here. */
+  omit?: Array<'sub' | 'org' | 'role' | 'exp'>;
 }
 
 /** HS256 tokens as an identity provider would issue them (signed with jose, not with our code). */
@@ -19,6 +20,6 @@ export async function token(options: TokenOptions = {}): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
   let jwt = new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setIssuedAt(now - 60);
   if (!omit.has('sub')) jwt = jwt.setSubject(options.sub ?? 'user-1');
-  jwt = jwt.setExpirationTime(now + (options.expiresIn ?? 3600));
+  if (!omit.has('exp')) jwt = jwt.setExpirationTime(now + (options.expiresIn ?? 3600));
   return jwt.sign(new TextEncoder().encode(options.secret ?? TEST_SECRET));
 }
