@@ -6,12 +6,14 @@ export type {
   Tag, Vec2, Vec3, DxfVersion, AttrKind, AttrValue, AttrDef, XDataGroup, AppDataGroup, DxfRecord, Entity,
   TableEntry, TableName, Table, Block, DxfObject, Diagnostic, DocumentApi,
 } from '@linework/dxf';
+export type { Primitive } from '@linework/dxf';
 export { DXF_VERSIONS, RELEASE_NAMES, flatten } from '@linework/dxf';
-import type { AttrDef, DocumentApi, Entity } from '@linework/dxf';
+import type { AttrDef, DocumentApi, Entity, Primitive, Vec3 } from '@linework/dxf';
 
 // ---- functions of @linework/dxf ----------------------------------------------------------------
 import {
   boundingBox as dxfBoundingBox, containsPoint as dxfContainsPoint, declaredAttrs as dxfDeclaredAttrs,
+  entityGeometry, flatten as dxfFlatten, flattenPrim as dxfFlattenPrim,
   distanceToPoint as dxfDistanceToPoint, intersections as dxfIntersections, mirrorEntity, moveEntity,
   newDocument as dxfNewDocument, readDxf as dxfReadDxf, rotateEntity, saveDxf as dxfSaveDxf, scaleEntity,
   writeDxf as dxfWriteDxf, type DxfDocument,
@@ -43,6 +45,11 @@ export interface DxfFunctions {
   distanceToPoint(e: Entity, p: number[], doc: DocumentApi): number;
   containsPoint(e: Entity, p: number[], doc: DocumentApi): boolean;
   declaredAttrs(type: string): AttrDef[];
+  /** The entity as WCS primitives (lines, arcs, polylines, splines, points, rays); blocks expanded. */
+  geometry(e: Entity, doc: DocumentApi): Primitive[];
+  /** Polylines within `tolerance` of the entity, in WCS. */
+  flatten(e: Entity, tolerance: number, doc: DocumentApi): Vec3[][];
+  flattenPrim(p: Primitive, tolerance: number): Vec3[];
 }
 
 export const dxf: DxfFunctions = {
@@ -65,4 +72,7 @@ export const dxf: DxfFunctions = {
   distanceToPoint: (e, p, d) => dxfDistanceToPoint(e, p, d),
   containsPoint: (e, p, d) => dxfContainsPoint(e, p, 1e-9, d),
   declaredAttrs: (t) => dxfDeclaredAttrs(t),
+  geometry: (e, d) => entityGeometry(e, d).prims,
+  flatten: (e, t, d) => dxfFlatten(e, t, d),
+  flattenPrim: (p, t) => dxfFlattenPrim(p, t),
 };

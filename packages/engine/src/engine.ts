@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { DispatcherApi, OpDef, ProtocolRequest, ProtocolResponse } from './protocol.js';
 import { OpError } from './protocol.js';
 import type { DocumentApi } from './dxf.js';
-import { DocStore, summarize, type Diff, type Transaction } from './store/document-store.js';
+import { DocStore, redrawScope, summarize, type Diff, type Transaction } from './store/document-store.js';
 import { Pending, Reply, type EngineOp, type OpContext } from './ops/types.js';
 import { buildCatalogue } from './ops/catalogue.js';
 import { stateSnapshot } from './state.js';
@@ -69,6 +69,7 @@ export interface OperationRecord {
 
 interface PendingEntry {
   record: OperationRecord;
+  prompt: PendingPrompt;
   resolve: (r: ProtocolResponse) => void;
   documentId: number | null;
 }
@@ -230,6 +231,7 @@ export class Engine implements DispatcherApi {
       updated: counts ? s.updated : (s.updated as string[]).length,
       removed: counts ? s.removed : (s.removed as string[]).length,
       handles: counts ? undefined : s,
+      redraw: redrawScope(store, diff),
     });
   }
 
@@ -280,6 +282,16 @@ export class Engine implements DispatcherApi {
   /** Pending picks with their prompts (graphical mode shows them). */
   pendingPrompts(): OperationRecord[] {
     return [...this.pending.values()].map((p) => p.record);
+  }
+
+  /** The prompt of a pending pick (message, count, types, base ...), in the order they came. */
+  promptOf(requestId: string): PendingPrompt | undefined {
+    return this.pending.get(requestId)?.prompt;
+  }
+
+  /** Every pending prompt, oldest first (a screen that connects late shows them all). */
+  prompts(): PendingPrompt[] {
+    return [...this.pending.values()].map((p) => p.prompt);
   }
 
   // ---- dispatch ----------------------------------------------------------------------------
@@ -458,8 +470,8 @@ export class Engine implements DispatcherApi {
     let resolve!: (r: ProtocolResponse) => void;
     const promise = new Promise<ProtocolResponse>((r) => (resolve = r));
     record.status = 'pending';
-    this.pending.set(record.request_id, { record, resolve, documentId });
     const prompt: PendingPrompt = { ...p.prompt, request_id: record.request_id, op: op.name, document_id: documentId };
+    this.pending.set(record.request_id, { record, resolve, documentId, prompt });
     this.emit('operation_pending', ctx.store, { request_id: record.request_id, op: op.name });
     this.gui?.prompt(prompt);
     if (!p.wait) {

@@ -6,7 +6,8 @@ import { convertCommand, infoCommand } from '@linework/dxf';
 import { appVersion } from './version.js';
 
 export const USAGE = `Usage:
-  linework --http <port> [file.dxf ...]   HTTP automation server on 127.0.0.1 (port 0: any free port)
+  linework --http <port> [file.dxf ...]   HTTP automation server on 127.0.0.1 (port 0: any free port);
+    [--gui] [--gui-port <port>]           with files or --gui, the web editor on a second loopback port
   linework --tcp <port>                   JSON lines on a loopback TCP socket (each request carries "token")
   linework --stdio                        JSON lines on stdin/stdout (one request per line)
   linework --mcp                          Model Context Protocol server on stdin/stdout
@@ -28,7 +29,7 @@ export type Command =
   | { kind: 'info'; args: string[] }
   | { kind: 'convert'; args: string[] }
   | { kind: 'plot'; args: string[] }
-  | { kind: 'serve'; http?: number; tcp?: number; stdio: boolean; mcp: boolean; files: string[]; roots: string[] }
+  | { kind: 'serve'; http?: number; tcp?: number; stdio: boolean; mcp: boolean; files: string[]; roots: string[]; gui?: boolean; guiPort?: number }
   | { kind: 'error'; message: string };
 
 function port(v: string | undefined, flag: string): number | string {
@@ -57,13 +58,18 @@ export function parseArgs(argv: readonly string[]): Command {
       case '--version':
         return { kind: 'version' };
       case '--http':
-      case '--tcp': {
+      case '--tcp':
+      case '--gui-port': {
         const p = port(inline ?? argv[++i], flag);
         if (typeof p === 'string') return { kind: 'error', message: p };
         if (flag === '--http') cmd.http = p;
-        else cmd.tcp = p;
+        else if (flag === '--tcp') cmd.tcp = p;
+        else cmd.guiPort = p;
         break;
       }
+      case '--gui':
+        cmd.gui = true;
+        break;
       case '--root': {
         const dir = inline ?? argv[++i];
         if (dir === undefined || dir === '') return { kind: 'error', message: '--root needs a folder' };
@@ -83,7 +89,9 @@ export function parseArgs(argv: readonly string[]): Command {
   }
   if (cmd.stdio && cmd.mcp) return { kind: 'error', message: '--stdio and --mcp both use stdin/stdout; choose one' };
   if (cmd.http === undefined && cmd.tcp === undefined && !cmd.stdio && !cmd.mcp) return { kind: 'error', message: 'no transport given (--http, --tcp, --stdio or --mcp)' };
-  if (cmd.files.length && cmd.http === undefined) return { kind: 'error', message: 'drawing files go with --http (graphical mode)' };
+  if ((cmd.files.length || cmd.gui || cmd.guiPort !== undefined) && cmd.http === undefined) {
+    return { kind: 'error', message: 'the graphical mode (drawing files, --gui, --gui-port) goes with --http' };
+  }
   return cmd;
 }
 

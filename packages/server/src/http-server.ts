@@ -35,6 +35,14 @@ export interface HttpServerOptions {
   bodyDeadlineMs?: number;
   maxConnections?: number;
   logger?: Logger;
+  /** The HTTP surface to serve (shared with the editor's port); default: one made here. */
+  httpApi?: HttpApi;
+}
+
+/** The debug log of each request: method, path (never the query), status, op, milliseconds. */
+export function requestLogger(log: Logger): ((i: { method: string; target: string; status: number; ms: number; op?: string }) => void) | undefined {
+  if (!log.isLevelEnabled('debug')) return undefined;
+  return (i) => log.debug({ method: i.method, path: i.target.split('?')[0], status: i.status, op: i.op, ms: Math.round(i.ms * 10) / 10 }, 'http request');
 }
 
 export interface RunningHttpServer {
@@ -50,12 +58,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   const log = options.logger ?? silentLogger();
   const idleMs = options.idleMs ?? LIMITS.idleMs;
   let url = '';
-  const httpApi = new HttpApi(options.api, options.auth, {
-    baseUrl: () => url,
-    onRequest: log.isLevelEnabled('debug')
-      ? (i) => log.debug({ method: i.method, path: i.target.split('?')[0], status: i.status, op: i.op, ms: Math.round(i.ms * 10) / 10 }, 'http request')
-      : undefined,
-  });
+  const httpApi = options.httpApi ?? new HttpApi(options.api, options.auth, { baseUrl: () => url, onRequest: requestLogger(log) });
   const handler = httpApi.handle.bind(httpApi);
   const sockets = new Set<Socket>();
   const idle = new IdleSweeper(idleMs);

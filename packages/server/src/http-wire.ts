@@ -256,6 +256,21 @@ export function encodeResponse(reply: HttpReply, headOnly = false): { head: stri
   return { head: responseHead(reply, body.bytes), chunks: headOnly ? [] : body.chunks };
 }
 
+/** A reply as node:http writes it (the editor's port): status, headers and the body in chunks. */
+export function replyForNodeHttp(reply: HttpReply): { status: number; headers: Record<string, string>; chunks: Buffer[] } {
+  let r = reply;
+  let body: { chunks: Buffer[]; bytes: number };
+  try {
+    body = r.body === null ? { chunks: [], bytes: 0 } : encodeJson(r.body);
+  } catch (err) {
+    r = unencodable(err);
+    body = encodeJson(r.body);
+  }
+  const headers: Record<string, string> = { 'Content-Length': String(body.bytes), 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff', ...(r.headers ?? {}) };
+  if (r.body !== null) headers['Content-Type'] = 'application/json; charset=utf-8';
+  return { status: r.status, headers, chunks: body.chunks };
+}
+
 /** A (small) response as one string: status line with the spec's reason phrase, JSON body, Connection: close. */
 export function formatResponse(reply: HttpReply, headOnly = false): string {
   const { head, chunks } = encodeResponse(reply, headOnly);

@@ -4,10 +4,13 @@ import { delimiter, dirname, resolve } from 'node:path';
 import { removeStaleTempFiles } from '@linework/dxf';
 import type { DispatcherApi } from '@linework/engine';
 import { Workspace, createEngine } from '@linework/engine';
+import { PromptRelay, startEditorHost } from '@linework/editor';
 import { TokenCheck, resolveToken } from './auth.js';
 import type { Command, Io } from './cli.js';
 import { loadConfig } from './config.js';
-import { startHttpServer } from './http-server.js';
+import { requestLogger, startHttpServer } from './http-server.js';
+import { HttpApi } from './http-api.js';
+import { replyForNodeHttp } from './http-wire.js';
 import { createLogger, type Logger } from './logger.js';
 import { serveMcp } from './mcp.js';
 import { Router } from './routes.js';
@@ -52,7 +55,7 @@ export function workspaceFor(cmd: Extract<Command, { kind: 'serve' }>, env: Node
 export async function serve(cmd: Extract<Command, { kind: 'serve' }>, env: NodeJS.ProcessEnv, io: Io): Promise<number> {
   const log = createLogger(env);
   const config = loadConfig(env);
-  const graphical = cmd.files.length > 0;
+  const graphical = cmd.files.length > 0 || cmd.gui === true;
   const workspace = workspaceFor(cmd, env);
   if (typeof workspace === 'string') {
     io.stderr.write(`linework: ${workspace}\n`);
@@ -60,11 +63,10 @@ export async function serve(cmd: Extract<Command, { kind: 'serve' }>, env: NodeJ
   }
   // Saves killed half-way left their temporary files; the ones of gone processes are removed.
   for (const root of workspace.roots) removeStaleTempFiles(root);
-  const api = createEngine({ appVersion: appVersion(), workspace, ...(graphical ? { empty: true } : {}) });
-  if (graphical) {
-    io.stderr.write('linework: the graphical editor is not built yet; the drawings are opened in a headless session that serves the same routes\n');
-    await openFiles(api, cmd.files, log);
-  }
+  // Picks go to the editor's page; the page is served once the engine exists.
+  const relay = graphical ? new PromptRelay() : undefined;
+  const api = createEngine({ appVersion: appVersion(), workspace, gui: relay, ...(cmd.files.length ? { empty: true } : {}) });
+  if (cmd.files.length) await openFiles(api, cmd.files, log);
 
   // A bug in one request must not take the session's unsaved drawings down with the process:
   // replies are built defensively, and whatever still escapes is logged and the server goes on.
@@ -74,13 +76,31 @@ export async function serve(cmd: Extract<Command, { kind: 'serve' }>, env: NodeJ
   const closers: Array<() => Promise<void>> = [];
   const needsToken = cmd.http !== undefined || cmd.tcp !== undefined;
   const auth = needsToken ? new TokenCheck(resolveToken(env)) : null;
+  // One HTTP surface for the automation port and the editor's: one route table, one cached
+  // document id, one series of generated request ids.
+  let baseUrl = '';
+  const httpApi = auth ? new HttpApi(api, auth, { baseUrl: () => baseUrl, onRequest: requestLogger(log) }) : null;
   if (cmd.http !== undefined) {
     const http = await startHttpServer({
-      api, auth: auth!, port: cmd.http, idleMs: config.idleMs,
+      api, auth: auth!, port: cmd.http, idleMs: config.idleMs, httpApi: httpApi!,
       headDeadlineMs: config.headDeadlineMs, bodyDeadlineMs: config.bodyDeadlineMs, logger: log,
     });
+    baseUrl = http.url;
     closers.push(http.close);
     io.stderr.write(`${http.url}\n`);
+  }
+  if (relay && httpApi && auth) {
+    const host = await startEditorHost({
+      engine: api, port: cmd.guiPort ?? 0, token: auth.token.value,
+      authorized: (h) => auth.matchesBearer(h),
+      api: async (req) => replyForNodeHttp(await httpApi.handle({ ...req, bodyTooLarge: false })),
+      log,
+    });
+    relay.target = host.bridge;
+    closers.push(host.close);
+    // The editor's address carries the token in its fragment (never sent to the server); a token
+    // the launcher chose is not printed, the launcher appends it.
+    io.stderr.write(auth.token.source === 'generated' ? `editor: ${host.url}\n` : `editor: http://127.0.0.1:${host.port}/#token=<SERVICE_API_TOKEN>\n`);
   }
   if (cmd.tcp !== undefined) {
     const tcp = await startTcpServer({ api, auth: auth!, port: cmd.tcp, idleMs: config.idleMs, logger: log });

@@ -515,11 +515,13 @@ describe('limits (raw sockets)', () => {
 });
 
 describe('graphical mode (files on the command line)', () => {
-  it('opens the files in the session and serves the same routes, with a notice', async () => {
+  it('opens the files in the session, serves the same routes and prints the editor address', async () => {
     const path = join(dir, 'saved.dxf');
     const p = await startHttpProcess([path]);
     try {
-      expect(p.proc.stderr()).toMatch(/editor is not built yet/);
+      const editor = (await p.proc.waitStderr(/^editor: http:\/\/127\.0\.0\.1:(\d+)\/#token=([0-9a-f]{64})$/m));
+      expect(editor[2]).toBe(p.token);
+      expect(Number(editor[1])).not.toBe(p.port);
       const st = await request(p.port, 'GET', '/api/v1/state', { token: p.token });
       expect(st.status).toBe(200);
       const ready = await request(p.port, 'GET', '/api/v1/ready', { token: p.token });

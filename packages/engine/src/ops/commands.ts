@@ -6,8 +6,9 @@ import type { DocStore, Transaction } from '../store/document-store.js';
 import { buildEntity, type CreateItem } from '../entities/create.js';
 import { blockOfEntity, entitiesOrThrow, findEntry, tableEntries } from '../model.js';
 import { Tokens, isNumber, looksLikePoint, parsePoint, splitCommands, type Vec } from '../commands/parse.js';
-import { copyOf, createContext, eraseEntities, transformInPlace } from './entities.js';
+import { copyOf, createContext, eraseEntities, focusView, transformInPlace } from './entities.js';
 import { PURGE_KINDS, purge, renameBlock, type PurgeKind } from './blocks.js';
+import { changeLayer } from './layers.js';
 import { undoRedo } from './documents.js';
 import { writeSysvar } from './sysvars.js';
 import { defineOp, type OpContext } from './types.js';
@@ -28,10 +29,10 @@ const ALIASES: Record<string, string> = {
   L: 'LINE', C: 'CIRCLE', A: 'ARC', PL: 'PLINE', DT: 'TEXT', DTEXT: 'TEXT', '-TEXT': 'TEXT', E: 'ERASE', DEL: 'ERASE',
   M: 'MOVE', CO: 'COPY', CP: 'COPY', RO: 'ROTATE', SC: 'SCALE', MI: 'MIRROR', LA: 'LAYER', '-LAYER': 'LAYER',
   I: 'INSERT', '-INSERT': 'INSERT', U: 'UNDO', PU: 'PURGE', '-PURGE': 'PURGE', REN: 'RENAME', '-RENAME': 'RENAME',
-  PO: 'POINT',
+  PO: 'POINT', Z: 'ZOOM',
 };
 
-export const COMMANDS = ['LINE', 'CIRCLE', 'ARC', 'PLINE', 'TEXT', 'POINT', 'ERASE', 'MOVE', 'COPY', 'ROTATE', 'SCALE', 'MIRROR', 'LAYER', 'INSERT', 'UNDO', 'REDO', 'PURGE', 'RENAME'];
+export const COMMANDS = ['LINE', 'CIRCLE', 'ARC', 'PLINE', 'TEXT', 'POINT', 'ERASE', 'MOVE', 'COPY', 'ROTATE', 'SCALE', 'MIRROR', 'LAYER', 'INSERT', 'UNDO', 'REDO', 'PURGE', 'RENAME', 'ZOOM'];
 
 export const command = defineOp({
   name: 'command',
@@ -62,6 +63,10 @@ export const command = defineOp({
           done.push({ command: canonical, ...undoRedo(ctx, canonical === 'UNDO' ? 'undo' : 'redo', n) });
           continue;
         }
+        if (canonical === 'ZOOM') {
+          done.push(zoom(state, t));
+          continue;
+        }
         const r = await ctx.engine.withTransaction(store, `command:${canonical}`, ctx.requestId, (tx) => run(state, tx, canonical, t));
         if (!t.done()) throw new OpError('invalid_command', `${canonical}: unexpected ${JSON.stringify(t.peek())}`);
         done.push(r);
@@ -75,6 +80,37 @@ export const command = defineOp({
     return { commands: done, handles, count: done.length };
   },
 });
+
+/** ZOOM Extents | ZOOM Window p1 p2 | ZOOM Center p height: the view every screen follows (no undo step). */
+function zoom(state: CmdState, t: Tokens): CmdResult {
+  const opt = t.done() ? 'EXTENTS' : t.keyword('Extents', 'All', 'Window', 'Center');
+  const s = state.store;
+  let box: number[] | null;
+  switch (opt) {
+    case 'EXTENTS':
+    case 'ALL': {
+      const x = s.index.extents();
+      box = x ? [x.min[0]!, x.min[1]!, x.max[0]!, x.max[1]!] : null;
+      break;
+    }
+    case 'WINDOW': {
+      const a = pt(state, t.next());
+      const b = pt(state, t.next());
+      box = [Math.min(a[0], b[0]), Math.min(a[1], b[1]), Math.max(a[0], b[0]), Math.max(a[1], b[1])];
+      break;
+    }
+    case 'CENTER': {
+      const c = pt(state, t.next());
+      const h = t.number('the height of the view');
+      const aspect = s.view ? s.view.width / s.view.height : 4 / 3;
+      box = [c[0] - (h * aspect) / 2, c[1] - h / 2, c[0] + (h * aspect) / 2, c[1] + h / 2];
+      return { command: 'ZOOM', view: focusView(state.ctx, s, box, 0) };
+    }
+    default:
+      throw new OpError('invalid_command', `ZOOM: unknown option ${JSON.stringify(t.peek())} (Extents, All, Window, Center)`);
+  }
+  return { command: 'ZOOM', view: focusView(state.ctx, s, box, opt === 'WINDOW' ? 0 : 0.05) };
+}
 
 function add(state: CmdState, tx: Transaction, item: Record<string, unknown>): string {
   const cctx = createContext(tx, false);
@@ -309,9 +345,7 @@ function layerCommand(state: CmdState, tx: Transaction, t: Tokens): CmdResult {
         const c = t.number('the colour number (1-255)');
         if (!Number.isInteger(c) || c < 1 || c > 255) throw new OpError('invalid_command', 'LAYER Color: expected 1-255');
         for (const n of layerNames(tx, t.next(), 'LAYER Color')) {
-          const e = layerEntry(tx, n);
-          const on = Number(e.attrs.color ?? 7) >= 0;
-          e.attrs.color = on ? c : -c;
+          changeLayer(tx, n, { color: c });
           changed.push(n);
         }
         break;
@@ -330,25 +364,13 @@ function layerCommand(state: CmdState, tx: Transaction, t: Tokens): CmdResult {
       }
       case 'OFF':
       case 'ON':
-        for (const n of layerNames(tx, t.next(), `LAYER ${opt}`)) {
-          const e = layerEntry(tx, n);
-          const c = Math.abs(Number(e.attrs.color ?? 7)) || 7;
-          e.attrs.color = opt === 'ON' ? c : -c;
-          changed.push(n);
-        }
-        break;
       case 'FREEZE':
       case 'THAW':
       case 'LOCK':
       case 'UNLOCK': {
-        const bit = opt === 'FREEZE' || opt === 'THAW' ? 1 : 4;
-        const set = opt === 'FREEZE' || opt === 'LOCK';
-        const cur = String(tx.doc.getHeader('$CLAYER') ?? '0').toLowerCase();
+        const change = { OFF: { on: false }, ON: { on: true }, FREEZE: { frozen: true }, THAW: { frozen: false }, LOCK: { locked: true }, UNLOCK: { locked: false } }[opt];
         for (const n of layerNames(tx, t.next(), `LAYER ${opt}`)) {
-          if (opt === 'FREEZE' && n.toLowerCase() === cur) throw new OpError('invalid_command', `LAYER: cannot freeze the current layer ${n}`);
-          const e = layerEntry(tx, n);
-          const f = Number(e.attrs.flags ?? 0);
-          e.attrs.flags = set ? f | bit : f & ~bit;
+          changeLayer(tx, n, change);
           changed.push(n);
         }
         break;

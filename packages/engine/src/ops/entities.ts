@@ -9,6 +9,7 @@ import { deepClone } from '../store/clone.js';
 import { entityIndex } from '../store/access.js';
 import { buildEntity, createItem, point, to3, type CreateContext, type CreateItem } from '../entities/create.js';
 import { queryEntities } from '../query/entities.js';
+import { entitiesInBox, pickAt } from '../query/picks.js';
 import { parseWhere } from '../query/where.js';
 import { attrDefs, attrValue, boundsJson, COMMON_ATTRS, entityJson, textOf } from '../query/serialize.js';
 import { blockOfEntity, entitiesOrThrow, entityOrThrow, findEntry } from '../model.js';
@@ -540,15 +541,19 @@ export const viewFocus = defineOp({
     if (input.handles?.length) for (const e of entitiesOrThrow(s.doc, input.handles)) grow(safeBox(e, s.doc));
     else if (input.bounds) grow({ min: [Math.min(input.bounds[0]!, input.bounds[2]!), Math.min(input.bounds[1]!, input.bounds[3]!)], max: [Math.max(input.bounds[0]!, input.bounds[2]!), Math.max(input.bounds[1]!, input.bounds[3]!)] });
     else grow(s.index.extents());
-    const b = (box ?? [0, 0, 100, 100]) as number[];
-    const margin = input.margin ?? 0.05;
-    const w = Math.max(b[2]! - b[0]!, 1e-9), h = Math.max(b[3]! - b[1]!, 1e-9);
-    const view = { center: [(b[0]! + b[2]!) / 2, (b[1]! + b[3]!) / 2] as [number, number], width: w * (1 + 2 * margin), height: h * (1 + 2 * margin) };
-    s.view = view;
-    ctx.engine.emit('view_changed', s, { view });
-    return { ...view, bounds: { min: [b[0], b[1]], max: [b[2], b[3]] } };
+    return focusView(ctx, s, box, input.margin ?? 0.05);
   },
 });
+
+/** Sets the document's view to a box with a margin (fraction of its size) and tells the screens. */
+export function focusView(ctx: OpContext, s: DocStore, box: number[] | null, margin: number) {
+  const b = box ?? [0, 0, 100, 100];
+  const w = Math.max(b[2]! - b[0]!, 1e-9), h = Math.max(b[3]! - b[1]!, 1e-9);
+  const view = { center: [(b[0]! + b[2]!) / 2, (b[1]! + b[3]!) / 2] as [number, number], width: w * (1 + 2 * margin), height: h * (1 + 2 * margin) };
+  s.view = view;
+  ctx.engine.emit('view_changed', s, { view });
+  return { ...view, bounds: { min: [b[0], b[1]], max: [b[2], b[3]] } };
+}
 
 // ---- selection -------------------------------------------------------------------------------
 
@@ -578,8 +583,16 @@ export const getSelection = defineOp({
 
 export const select = defineOp({
   name: 'select',
-  summary: 'Sets the current selection: replace (default), add, remove or clear.',
-  input: z.object({ handles: z.array(z.string()).optional(), mode: z.enum(['replace', 'add', 'remove', 'clear']).optional() }),
+  summary: 'Sets the current selection (replace, add, remove or clear) from handles, a pick at a point, or a window / crossing box, as a CAD user selects on screen.',
+  input: z.object({
+    handles: z.array(z.string()).optional(),
+    mode: z.enum(['replace', 'add', 'remove', 'clear']).optional(),
+    pick: point.optional().describe('the visible entity nearest this point within `aperture`'),
+    aperture: z.number().min(0).optional().describe('pick radius in drawing units (default 0)'),
+    window: z.tuple([z.number(), z.number(), z.number(), z.number()]).optional().describe('[x1, y1, x2, y2]: the entities wholly inside'),
+    crossing: z.boolean().optional().describe('with window: also the entities the box crosses'),
+    layout: z.string().optional().describe('layout of pick and window (default model space)'),
+  }),
   mutates: false,
   effect: 'change',
   needsDocument: true,
@@ -588,9 +601,15 @@ export const select = defineOp({
   handler: (ctx, input) => {
     const s = ctx.store!;
     const mode = input.mode ?? 'replace';
-    const hs = mode === 'clear' ? [] : entitiesOrThrow(s.doc, input.handles ?? []).map((e) => e.handle);
+    let hs: string[];
+    if (mode === 'clear') hs = [];
+    else if (input.pick) {
+      const e = pickAt(s, input.pick as number[], input.aperture ?? 0, input.layout);
+      hs = e ? [e.handle] : [];
+    } else if (input.window) hs = entitiesInBox(s, input.window, input.crossing ?? false, input.layout).map((e) => e.handle);
+    else hs = entitiesOrThrow(s.doc, input.handles ?? []).map((e) => e.handle);
     setSelection(ctx, s, mode, hs);
-    return { count: s.selection.length, handles: s.selection };
+    return { count: s.selection.length, handles: s.selection, picked: hs };
   },
 });
 

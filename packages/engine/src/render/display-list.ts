@@ -117,6 +117,8 @@ export interface DisplayList {
   background: Rgb;
   /** What could not be drawn, by entity type (count). */
   skipped: Record<string, number>;
+  /** Chord tolerance the curves were flattened with (display units). */
+  tolerance?: number;
 }
 
 export function emptyBounds(): Bounds {

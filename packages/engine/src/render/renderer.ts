@@ -45,6 +45,8 @@ export interface RenderOptions {
   honorPlotFlag?: boolean;
   /** Maximum block nesting (default 24). */
   maxDepth?: number;
+  /** Draw only these top-level entities (a screen updating what changed); default all. */
+  handles?: ReadonlySet<string>;
   /** Upper bound of hatch pattern segments for the whole render (default 2 000 000). */
   maxPatternSegments?: number;
   /**
@@ -1907,7 +1909,9 @@ export function renderLayout(doc: DocumentApi, opts: RenderOptions = {}): Displa
     ctx.tol = pe ? Math.max(0.01, Math.max(pe.maxX - pe.minX, pe.maxY - pe.minY) / 8000) : 0.05;
   }
   const m = identity();
+  const only = opts.handles;
   for (const e of layout.block.entities) {
+    if (only && !only.has(e.handle)) continue;
     drawEntity(ctx, e, m, null);
   }
   if (ctx.infinite.length) {
@@ -1921,5 +1925,5 @@ export function renderLayout(doc: DocumentApi, opts: RenderOptions = {}): Displa
     if (dropped.size) ctx.prims = ctx.prims.filter((pr) => !dropped.has(pr));
   }
   void det2;
-  return { prims: ctx.prims, clips: ctx.clips, layers: [...ctx.layersSeen.keys()], bounds: ctx.bounds, background: ctx.background, skipped: ctx.skipped };
+  return { prims: ctx.prims, clips: ctx.clips, layers: [...ctx.layersSeen.keys()], bounds: ctx.bounds, background: ctx.background, skipped: ctx.skipped, tolerance: ctx.tol };
 }

@@ -574,6 +574,44 @@ export function summarize(diff: Diff, dir: 'do' | 'undo' = 'do'): ChangeSummary 
   return { added: [...added], updated: [...updated], removed: [...removed] };
 }
 
+/**
+ * What a screen must redraw after a diff: `entities` when only entities of model space or a layout
+ * changed (redraw those handles), `all` when anything they are drawn through changed (a layer, a
+ * linetype, a style, a block definition, the header) or the step was too large to list.
+ */
+export function redrawScope(store: DocStore, diff: Diff): 'entities' | 'all' {
+  if (diff.changes.length > 1000) return 'all';
+  const doc = store.doc;
+  const inLayout = (e: Entity): boolean => {
+    const b = blockOfEntity(doc, e);
+    return !!b && (b.name.toUpperCase() === '*MODEL_SPACE' || /^\*PAPER_SPACE/i.test(b.name));
+  };
+  for (const c of diff.changes) {
+    switch (c.k) {
+      case 'ent+':
+      case 'ent-':
+        if (!/^\*(MODEL|PAPER)_SPACE/i.test(c.block)) return 'all';
+        break;
+      case 'rec~': {
+        const live = c.live as Entity;
+        if (live.kind === 'entity') {
+          if (doc.get(live.handle) && !inLayout(live)) return 'all';
+        } else if (DRAWN_THROUGH.has(live.type)) return 'all';
+        break;
+      }
+      case 'obj+':
+      case 'obj-':
+        break;
+      default:
+        return 'all';
+    }
+  }
+  return 'entities';
+}
+
+/** Records entities are drawn through: a change to one redraws everything. */
+const DRAWN_THROUGH = new Set(['LAYER', 'LTYPE', 'STYLE', 'DIMSTYLE', 'BLOCK_RECORD', 'BLOCK', 'VPORT', 'LAYOUT', 'MLINESTYLE', 'MLEADERSTYLE']);
+
 /** Removes entities of one block in one pass (DxfDocument.removeEntities when present). */
 function removeMany(doc: DocumentApi, block: Block, list: Entity[]): void {
   if (!list.length) return;

@@ -1,0 +1,117 @@
+// What screens need of a drawing, as ops every client can call: the display list as typed arrays
+// (`display_list`), object snaps (`snap`) and the answer to a pending pick (`answer`). The web
+// editor uses nothing else, so a script can do whatever the user does on screen.
+import { dirname } from 'node:path';
+import { z } from 'zod';
+import { OpError } from '../protocol.js';
+import { linkedImages } from '../plot/linked-images.js';
+import { encodeDisplayList } from '../render/encode.js';
+import { findLayout } from '../render/layouts.js';
+import { renderLayout } from '../render/renderer.js';
+import { SNAP_MODES, snapAt } from '../query/picks.js';
+import { selectionEntry } from './entities.js';
+import { defineOp } from './types.js';
+import { point } from '../entities/create.js';
+
+const DARK = 0x212830;
+
+export const displayList = defineOp({
+  name: 'display_list',
+  summary: 'The display list of a layout as typed arrays (segments, triangles, texts, images), as the plots draw it; `handles` renders only those entities.',
+  input: z.object({
+    layout: z.string().optional().describe('Model (default) or a paper-space layout name'),
+    handles: z.array(z.string()).max(100_000).optional().describe('only these top-level entities (a screen updating what changed)'),
+    background: z.number().int().min(0).max(0xffffff).optional().describe('screen colour 0xRRGGBB (ACI 7 draws in its contrast); default dark 0x212830'),
+    tolerance: z.number().positive().optional().describe('chord tolerance for curves (default from the extents; pass back the full list\'s for parts)'),
+    origin: z.tuple([z.number(), z.number()]).optional().describe('what coordinates are relative to (default the centre of the extents)'),
+  }),
+  mutates: false,
+  effect: 'read',
+  needsDocument: true,
+  http: [],
+  mcp: false,
+  errors: ['unknown_layout'],
+  handler: async (ctx, input) => {
+    const store = ctx.store!;
+    const layout = findLayout(store.doc, input.layout);
+    if (!layout) throw new OpError('unknown_layout', `no layout named ${JSON.stringify(input.layout)}`, { layout: input.layout });
+    const baseDir = store.path ? dirname(store.path) : undefined;
+    const images = await linkedImages(store.doc, ctx.engine.workspace, baseDir);
+    const list = renderLayout(store.doc, {
+      layout: layout.name, baseDir, images, honorPlotFlag: false, background: input.background ?? DARK,
+      tolerance: input.tolerance, handles: input.handles ? new Set(input.handles.map((h) => h.toUpperCase())) : undefined,
+    });
+    const enc = encodeDisplayList(list, { layout: layout.name, tolerance: list.tolerance ?? 0, origin: input.origin });
+    return { document_id: store.id, version: store.version, ...enc };
+  },
+});
+
+export const snap = defineOp({
+  name: 'snap',
+  summary: 'The object snap nearest a point (endpoint, midpoint, center, quadrant, intersection, perpendicular, nearest, node, insertion): {point, aperture} -> {snap: {point, kind, handle} | null}.',
+  input: z.object({
+    point: point.describe('the cursor in drawing units'),
+    aperture: z.number().positive().describe('search radius in drawing units (the editor sends its pick box)'),
+    modes: z.array(z.enum(SNAP_MODES)).optional().describe('running snaps (default all)'),
+    base: point.optional().describe('the point the pick started from (for perpendicular)'),
+    layout: z.string().optional(),
+  }),
+  mutates: false,
+  effect: 'read',
+  needsDocument: true,
+  http: [],
+  handler: (ctx, input) => {
+    const p = input.point as number[];
+    return { snap: snapAt(ctx.store!, p, input.aperture, input.modes ?? SNAP_MODES, input.base as number[] | undefined, input.layout) };
+  },
+});
+
+export const answer = defineOp({
+  name: 'answer',
+  summary: 'Answers a pending user_select (handles) or getpoint (point) by its request_id: what the graphical editor sends when the user picks.',
+  input: z.object({
+    id: z.string().min(1).describe('request_id of the pending operation'),
+    point: point.optional().describe('getpoint: the picked point'),
+    handles: z.array(z.string()).optional().describe('user_select: the picked entities'),
+  }),
+  mutates: false,
+  effect: 'change',
+  needsDocument: false,
+  control: true,
+  http: [],
+  errors: ['unknown_operation', 'invalid_request', 'entity_absent'],
+  handler: (ctx, input) => {
+    const engine = ctx.engine;
+    const rec = engine.pendingPrompts().find((r) => r.request_id === input.id);
+    if (!rec) throw new OpError('unknown_operation', `no pending pick with request_id ${input.id}`);
+    const store = rec.document_id !== null ? engine.documents.get(rec.document_id) ?? null : null;
+    const prompt: Record<string, unknown> = engine.promptOf(input.id) ?? {};
+    let result: Record<string, unknown>;
+    if (rec.op === 'getpoint') {
+      if (!input.point) throw new OpError('invalid_request', 'getpoint is answered with `point`');
+      const [x, y, z0] = input.point as number[];
+      result = { point: [x!, y!, z0 ?? 0] };
+    } else {
+      if (!input.handles) throw new OpError('invalid_request', 'user_select is answered with `handles`');
+      if (!store) throw new OpError('document_closed', 'the document of the pick was closed');
+      const entries = [...new Set(input.handles.map((h) => h.toUpperCase()))].map((h) => {
+        const e = selectionEntry(store, h);
+        if (!e) throw new OpError('entity_absent', `no entity ${h}`, { handle: h });
+        return e;
+      });
+      const types = Array.isArray(prompt.types) ? (prompt.types as string[]).map((t) => t.toLowerCase()) : null;
+      if (types) {
+        const wrong = entries.find((e) => !types.includes(String(e.type).toLowerCase()));
+        if (wrong) throw new OpError('invalid_request', `${wrong.handle} is a ${wrong.type}; pick ${(prompt.types as string[]).join(' or ')}`);
+      }
+      if (typeof prompt.count === 'number' && entries.length !== prompt.count) {
+        throw new OpError('invalid_request', `pick ${prompt.count} entit${prompt.count === 1 ? 'y' : 'ies'}, not ${entries.length}`);
+      }
+      result = { count: entries.length, handles: entries.map((e) => e.handle), entities: entries };
+    }
+    engine.answer(input.id, result);
+    return { answered: input.id, op: rec.op, result };
+  },
+});
+
+export const DISPLAY_OPS = [displayList, snap, answer];

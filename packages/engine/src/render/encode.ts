@@ -1,0 +1,390 @@
+// The display list as typed arrays, for screens: what the plots draw, made ready for a GPU.
+// Polylines become line segments (dashes applied in drawing units, so they hold at every zoom),
+// wide polylines and filled areas become triangles (earcut, holes by even-odd nesting), text and
+// images stay records. Coordinates are float32 relative to an origin near the drawing's centre;
+// every segment and triangle carries the index of the top-level entity it comes from, so a client
+// can pick, highlight and replace one entity's geometry without touching the rest.
+import { readFileSync } from 'node:fs';
+import earcut from 'earcut';
+import type { Rgb } from './colors.js';
+import type { DisplayList, ImagePrim, PathPrim, PolylinePrim, TextPrim } from './display-list.js';
+import { boundsValid } from './display-list.js';
+
+export interface EncodedText {
+  /** Index into `handles`. */
+  ent: number;
+  text: string;
+  /** Baseline anchor, relative to `origin`. */
+  x: number;
+  y: number;
+  height: number;
+  /** Font size (em) in display units. */
+  em: number;
+  rotation: number;
+  width_factor: number;
+  oblique: number;
+  align: 'left' | 'center' | 'right';
+  /** Advance width in display units as the plots measure it (DejaVu Sans). */
+  width: number;
+  rgba: number;
+  clip: number;
+  mirror_x: boolean;
+  mirror_y: boolean;
+  underline: boolean;
+  overline: boolean;
+  strike: boolean;
+}
+
+export interface EncodedImage {
+  ent: number;
+  /** Pixel space (x right, y down) to display units relative to `origin`: [a, b, c, d, e, f]. */
+  matrix: [number, number, number, number, number, number];
+  px_width: number;
+  px_height: number;
+  mime: string;
+  /** The image file's bytes (only files the caller allowed), or null: draw the frame only. */
+  data: Uint8Array | null;
+  clip: number;
+}
+
+export interface EncodedDisplayList {
+  layout: string;
+  /** Paper colour 0xRRGGBB. */
+  background: number;
+  /** Extents [minX, minY, maxX, maxY] in display units, or null when nothing is drawn. */
+  bounds: [number, number, number, number] | null;
+  /** What the float32 coordinates are relative to. */
+  origin: [number, number];
+  /** Chord tolerance used for curves (pass it back to render a part the same way). */
+  tolerance: number;
+  /** Top-level entity handles; `*_ent` arrays index into this. */
+  handles: string[];
+  layers: string[];
+  segments: number;
+  triangles: number;
+  /** Segments: x0, y0, x1, y1 each. */
+  seg_xy: Float32Array;
+  /** Colour per segment, RGBA bytes (little-endian uint32: r | g << 8 | b << 16 | a << 24). */
+  seg_rgba: Uint32Array;
+  seg_ent: Uint32Array;
+  /** Lineweight per segment in 0.01 mm (0: the thinnest line). */
+  seg_lw: Uint8Array;
+  /** Clip index per segment (-1: none); null when the list has no clips. */
+  seg_clip: Int16Array | null;
+  /** Triangles: x0, y0, x1, y1, x2, y2 each. */
+  tri_xy: Float32Array;
+  tri_rgba: Uint32Array;
+  tri_ent: Uint32Array;
+  tri_clip: Int16Array | null;
+  texts: EncodedText[];
+  images: EncodedImage[];
+  /** Clip regions (even-odd rings, relative to `origin`) and their enclosing clip. */
+  clips: { rings: number[][]; parent: number }[];
+  skipped: Record<string, number>;
+}
+
+/** A dashed polyline longer than this many dashes is drawn continuous (too fine to see anyway). */
+const MAX_DASHES = 4000;
+
+const rgba = (c: Rgb): number => (((c >> 16) & 255) | (((c >> 8) & 255) << 8) | ((c & 255) << 16) | (255 << 24)) >>> 0;
+
+/** Growable typed-array builders. */
+class F32 {
+  a = new Float32Array(1024);
+  n = 0;
+  push2(x: number, y: number): void {
+    if (this.n + 2 > this.a.length) this.grow();
+    this.a[this.n++] = x;
+    this.a[this.n++] = y;
+  }
+  private grow(): void {
+    const b = new Float32Array(this.a.length * 2);
+    b.set(this.a);
+    this.a = b;
+  }
+  done(): Float32Array {
+    return this.a.slice(0, this.n);
+  }
+}
+
+class U32 {
+  a = new Uint32Array(512);
+  n = 0;
+  push(v: number): void {
+    if (this.n === this.a.length) {
+      const b = new Uint32Array(this.a.length * 2);
+      b.set(this.a);
+      this.a = b;
+    }
+    this.a[this.n++] = v;
+  }
+  done(): Uint32Array {
+    return this.a.slice(0, this.n);
+  }
+}
+
+export interface EncodeOptions {
+  /** The render's chord tolerance, reported back. */
+  tolerance: number;
+  /** Origin to use (keeps a part's coordinates in the frame of an earlier full list). */
+  origin?: [number, number];
+  layout: string;
+}
+
+export function encodeDisplayList(list: DisplayList, opts: EncodeOptions): EncodedDisplayList {
+  const b = list.bounds;
+  const valid = boundsValid(b);
+  const origin: [number, number] = opts.origin ?? (valid ? [round((b.minX + b.maxX) / 2), round((b.minY + b.maxY) / 2)] : [0, 0]);
+  const [ox, oy] = origin;
+  const handles: string[] = [];
+  const entOf = new Map<string, number>();
+  const ent = (h: string): number => {
+    let i = entOf.get(h);
+    if (i === undefined) {
+      i = handles.length;
+      handles.push(h);
+      entOf.set(h, i);
+    }
+    return i;
+  };
+  const hasClips = list.clips.length > 0;
+  const seg = new F32();
+  const segRgba = new U32();
+  const segEnt = new U32();
+  const segLw: number[] = [];
+  const segClip: number[] = [];
+  const tri = new F32();
+  const triRgba = new U32();
+  const triEnt = new U32();
+  const triClip: number[] = [];
+  const texts: EncodedText[] = [];
+  const images: EncodedImage[] = [];
+
+  const addSeg = (x0: number, y0: number, x1: number, y1: number, color: number, e: number, lw: number, clip: number): void => {
+    seg.push2(x0 - ox, y0 - oy);
+    seg.push2(x1 - ox, y1 - oy);
+    segRgba.push(color);
+    segEnt.push(e);
+    segLw.push(Math.max(0, Math.min(255, Math.round(lw * 100))));
+    if (hasClips) segClip.push(clip);
+  };
+  const addTri = (pts: ArrayLike<number>, a: number, b2: number, c: number, color: number, e: number, clip: number): void => {
+    tri.push2(pts[a * 2]! - ox, pts[a * 2 + 1]! - oy);
+    tri.push2(pts[b2 * 2]! - ox, pts[b2 * 2 + 1]! - oy);
+    tri.push2(pts[c * 2]! - ox, pts[c * 2 + 1]! - oy);
+    triRgba.push(color);
+    triEnt.push(e);
+    if (hasClips) triClip.push(clip);
+  };
+
+  for (const p of list.prims) {
+    const e = ent(p.handle);
+    switch (p.kind) {
+      case 'polyline':
+        polyline(p, e, addSeg, addTri);
+        break;
+      case 'path': {
+        const color = rgba(p.mask ? list.background : p.color);
+        for (const piece of fillPieces(p)) {
+          const idx = earcut(piece.flat, piece.holes, 2);
+          for (let i = 0; i < idx.length; i += 3) addTri(piece.flat, idx[i]!, idx[i + 1]!, idx[i + 2]!, color, e, p.clip);
+        }
+        break;
+      }
+      case 'text':
+        texts.push(text(p, e, ox, oy));
+        break;
+      case 'image':
+        images.push(image(p, e, ox, oy));
+        break;
+    }
+  }
+  return {
+    layout: opts.layout,
+    background: list.background,
+    bounds: valid ? [b.minX, b.minY, b.maxX, b.maxY] : null,
+    origin,
+    tolerance: opts.tolerance,
+    handles,
+    layers: list.layers,
+    segments: segEnt.n,
+    triangles: triEnt.n,
+    seg_xy: seg.done(),
+    seg_rgba: segRgba.done(),
+    seg_ent: segEnt.done(),
+    seg_lw: Uint8Array.from(segLw),
+    seg_clip: hasClips ? Int16Array.from(segClip) : null,
+    tri_xy: tri.done(),
+    tri_rgba: triRgba.done(),
+    tri_ent: triEnt.done(),
+    tri_clip: hasClips ? Int16Array.from(triClip) : null,
+    texts,
+    images,
+    clips: list.clips.map((c) => ({ rings: c.rings.map((r) => r.map((v, i) => (i % 2 ? v - oy : v - ox))), parent: c.parent })),
+    skipped: list.skipped,
+  };
+}
+
+function round(v: number): number {
+  if (!Number.isFinite(v)) return 0;
+  const mag = Math.pow(10, Math.max(0, Math.floor(Math.log10(Math.abs(v) || 1)) - 3));
+  return Math.round(v / mag) * mag;
+}
+
+type AddSeg = (x0: number, y0: number, x1: number, y1: number, color: number, e: number, lw: number, clip: number) => void;
+type AddTri = (pts: ArrayLike<number>, a: number, b: number, c: number, color: number, e: number, clip: number) => void;
+
+/** The sub-paths of a polyline as point lists (flat x, y). */
+function subPaths(p: PolylinePrim): number[][] {
+  const n = p.pts.length / 2;
+  const starts = [0, ...(p.breaks ?? []).filter((i) => i > 0 && i < n), n];
+  const out: number[][] = [];
+  for (let k = 0; k + 1 < starts.length; k++) {
+    const part = p.pts.slice(starts[k]! * 2, starts[k + 1]! * 2);
+    if (p.closed && part.length >= 4) part.push(part[0]!, part[1]!);
+    if (part.length >= 2) out.push(part);
+  }
+  return out;
+}
+
+function polyline(p: PolylinePrim, e: number, addSeg: AddSeg, addTri: AddTri): void {
+  const color = rgba(p.color);
+  for (const pts of subPaths(p)) {
+    if (p.width > 0) {
+      wide(pts, p.width, color, e, p.clip, addTri);
+      continue;
+    }
+    if (pts.length === 2) {
+      // a point: a dot the size of nothing still shows as one pixel
+      addSeg(pts[0]!, pts[1]!, pts[0]!, pts[1]!, color, e, p.lw, p.clip);
+      continue;
+    }
+    if (p.dash && dashed(pts, p.dash, p.dashOffset, color, e, p.lw, p.clip, addSeg)) continue;
+    for (let i = 2; i < pts.length; i += 2) addSeg(pts[i - 2]!, pts[i - 1]!, pts[i]!, pts[i + 1]!, color, e, p.lw, p.clip);
+  }
+}
+
+/** Applies a dash pattern in drawing units; false when it would be too many dashes (drawn solid). */
+function dashed(pts: number[], dash: number[], offset: number, color: number, e: number, lw: number, clip: number, addSeg: AddSeg): boolean {
+  let period = 0;
+  for (const d of dash) period += d;
+  if (!(period > 0)) return false;
+  let length = 0;
+  for (let i = 2; i < pts.length; i += 2) length += Math.hypot(pts[i]! - pts[i - 2]!, pts[i + 1]! - pts[i - 1]!);
+  if ((length / period) * Math.ceil(dash.length / 2) > MAX_DASHES) return false;
+  // where in the pattern the path starts
+  let k = 0;
+  let left = dash[0]!;
+  let skip = ((offset % period) + period) % period;
+  while (skip > 0) {
+    if (skip < left) {
+      left -= skip;
+      break;
+    }
+    skip -= left;
+    k = (k + 1) % dash.length;
+    left = dash[k]!;
+  }
+  for (let i = 2; i < pts.length; i += 2) {
+    let x = pts[i - 2]!;
+    let y = pts[i - 1]!;
+    const x1 = pts[i]!;
+    const y1 = pts[i + 1]!;
+    let segLen = Math.hypot(x1 - x, y1 - y);
+    if (segLen === 0) continue;
+    const ux = (x1 - x) / segLen;
+    const uy = (y1 - y) / segLen;
+    while (segLen > 0) {
+      const on = k % 2 === 0;
+      if (left === 0) {
+        // a dot
+        if (on) addSeg(x, y, x, y, color, e, lw, clip);
+        k = (k + 1) % dash.length;
+        left = dash[k]!;
+        continue;
+      }
+      const step = Math.min(left, segLen);
+      const nx = x + ux * step;
+      const ny = y + uy * step;
+      if (on) addSeg(x, y, nx, ny, color, e, lw, clip);
+      x = nx;
+      y = ny;
+      segLen -= step;
+      left -= step;
+      if (left <= 1e-12) {
+        k = (k + 1) % dash.length;
+        left = dash[k]!;
+      }
+    }
+  }
+  return true;
+}
+
+/** A polyline of constant width as one quad per segment. */
+function wide(pts: number[], width: number, color: number, e: number, clip: number, addTri: AddTri): void {
+  const h = width / 2;
+  for (let i = 2; i < pts.length; i += 2) {
+    const x0 = pts[i - 2]!, y0 = pts[i - 1]!, x1 = pts[i]!, y1 = pts[i + 1]!;
+    const len = Math.hypot(x1 - x0, y1 - y0);
+    if (len === 0) continue;
+    const nx = (-(y1 - y0) / len) * h;
+    const ny = ((x1 - x0) / len) * h;
+    const q = [x0 + nx, y0 + ny, x1 + nx, y1 + ny, x1 - nx, y1 - ny, x0 - nx, y0 - ny];
+    addTri(q, 0, 1, 2, color, e, clip);
+    addTri(q, 0, 2, 3, color, e, clip);
+  }
+}
+
+/**
+ * The rings of an even-odd fill grouped for earcut: each ring at an even nesting depth is an
+ * outer boundary, with the rings directly inside it as its holes.
+ */
+export function fillPieces(p: PathPrim): { flat: number[]; holes: number[] }[] {
+  const rings = p.rings.filter((r) => r.length >= 6);
+  if (rings.length === 1) return [{ flat: rings[0]!, holes: [] }];
+  const depth = rings.map((r, i) => rings.reduce((d, other, j) => (j !== i && inside(r[0]!, r[1]!, other) ? d + 1 : d), 0));
+  const pieces: { flat: number[]; holes: number[] }[] = [];
+  rings.forEach((r, i) => {
+    if (depth[i]! % 2 !== 0) return;
+    const flat = [...r];
+    const holes: number[] = [];
+    rings.forEach((h, j) => {
+      if (depth[j] === depth[i]! + 1 && inside(h[0]!, h[1]!, r)) {
+        holes.push(flat.length / 2);
+        for (const v of h) flat.push(v);
+      }
+    });
+    pieces.push({ flat, holes });
+  });
+  return pieces;
+}
+
+function inside(x: number, y: number, ring: number[]): boolean {
+  let c = false;
+  for (let i = 0, j = ring.length - 2; i < ring.length; j = i, i += 2) {
+    const xi = ring[i]!, yi = ring[i + 1]!, xj = ring[j]!, yj = ring[j + 1]!;
+    if (yi > y !== yj > y && x < ((xj - xi) * (y - yi)) / (yj - yi) + xi) c = !c;
+  }
+  return c;
+}
+
+function text(p: TextPrim, e: number, ox: number, oy: number): EncodedText {
+  return {
+    ent: e, text: p.text, x: p.x - ox, y: p.y - oy, height: p.height, em: p.em, rotation: p.rotation,
+    width_factor: p.widthFactor, oblique: p.oblique, align: p.align, width: p.width, rgba: rgba(p.color), clip: p.clip,
+    mirror_x: p.mirrorX, mirror_y: p.mirrorY, underline: p.underline, overline: p.overline, strike: p.strike,
+  };
+}
+
+function image(p: ImagePrim, e: number, ox: number, oy: number): EncodedImage {
+  let data: Uint8Array | null = p.data;
+  if (!data && p.path) {
+    try {
+      data = readFileSync(p.path);
+    } catch {
+      data = null;
+    }
+  }
+  const [a, b, c, d, tx, ty] = p.matrix;
+  return { ent: e, matrix: [a, b, c, d, tx - ox, ty - oy], px_width: p.pxWidth, px_height: p.pxHeight, mime: p.mime, data, clip: p.clip };
+}
