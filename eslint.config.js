@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import globals from 'globals';
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', 'data/**', 'bench/out/**', 'test-output/**'] },
@@ -15,4 +16,6 @@ export default tseslint.config(
       '@typescript-eslint/no-non-null-assertion': 'off',
     },
   },
+  // the editor's page runs in the browser
+  { files: ['packages/editor/app/**/*.ts'], languageOptions: { globals: { ...globals.browser } } },
 );

@@ -9,6 +9,7 @@ const tools: { name: string; works: () => boolean }[] = [
   { name: `python3-ezdxf (${python})`, works: () => spawnSync(python, ['-c', 'import ezdxf'], { stdio: 'ignore' }).status === 0 },
   { name: 'librecad', works: () => spawnSync('sh', ['-c', 'command -v librecad'], { stdio: 'ignore' }).status === 0 },
   { name: 'pdftoppm (poppler-utils)', works: () => spawnSync('sh', ['-c', 'command -v pdftoppm'], { stdio: 'ignore' }).status === 0 },
+  { name: 'chromium (the graphical editor\'s browser tests)', works: () => spawnSync(process.env.LINEWORK_CHROMIUM ?? '/usr/bin/chromium', ['--version'], { stdio: 'ignore' }).status === 0 },
 ];
 
 export default function setup(): void {

@@ -8,7 +8,7 @@ import { linkedImages } from '../plot/linked-images.js';
 import { encodeDisplayList } from '../render/encode.js';
 import { findLayout } from '../render/layouts.js';
 import { renderLayout } from '../render/renderer.js';
-import { SNAP_MODES, snapAt } from '../query/picks.js';
+import { SNAP_MODES, entitiesInBox, pickAt, snapAt } from '../query/picks.js';
 import { selectionEntry } from './entities.js';
 import { defineOp } from './types.js';
 import { point } from '../entities/create.js';
@@ -66,6 +66,29 @@ export const snap = defineOp({
   },
 });
 
+export const pick = defineOp({
+  name: 'pick',
+  summary: 'The visible entities a pick or a window / crossing box finds, without changing the selection: {point, aperture} or {window, crossing?} -> {handles}.',
+  input: z.object({
+    point: point.optional().describe('the visible entity nearest this point within `aperture`'),
+    aperture: z.number().min(0).optional().describe('pick radius in drawing units (default 0)'),
+    window: z.tuple([z.number(), z.number(), z.number(), z.number()]).optional().describe('[x1, y1, x2, y2]: the entities wholly inside'),
+    crossing: z.boolean().optional().describe('with window: also the entities the box crosses'),
+    layout: z.string().optional(),
+  }),
+  mutates: false,
+  effect: 'read',
+  needsDocument: true,
+  http: [],
+  handler: (ctx, input) => {
+    const s = ctx.store!;
+    if (input.window) return { handles: entitiesInBox(s, input.window, input.crossing ?? false, input.layout).map((e) => e.handle) };
+    if (!input.point) throw new OpError('invalid_request', 'pick: give `point` (with `aperture`) or `window`');
+    const e = pickAt(s, input.point as number[], input.aperture ?? 0, input.layout);
+    return { handles: e ? [e.handle] : [] };
+  },
+});
+
 export const answer = defineOp({
   name: 'answer',
   summary: 'Answers a pending user_select (handles) or getpoint (point) by its request_id: what the graphical editor sends when the user picks.',
@@ -114,4 +137,4 @@ export const answer = defineOp({
   },
 });
 
-export const DISPLAY_OPS = [displayList, snap, answer];
+export const DISPLAY_OPS = [displayList, pick, snap, answer];

@@ -1,0 +1,384 @@
+// The editor's state: which drawing and layout are shown, the scene on the GPU, the selection, the
+// queue of things the user is asked for, and the event stream that keeps all of it live. Every
+// change goes through the session's ops; what comes back (answers and events) updates the screen.
+import { Api } from './api.js';
+import { decodeFrame } from './frame.js';
+import { FLAG_SELECTED } from './gl.js';
+import { drawOverlay, type OverlayState } from './overlay.js';
+import { Cancelled, type Ask, type Point } from './prompts.js';
+import { Scene } from './scene.js';
+import { Atlas } from './text.js';
+import { DARK_BG, LIGHT_BG, View } from './view.js';
+
+export interface DocInfo {
+  document_id: number;
+  name: string;
+  modified?: boolean;
+}
+
+export interface PendingPrompt {
+  request_id: string;
+  op: 'getpoint' | 'user_select' | string;
+  document_id: number | null;
+  message?: string;
+  count?: number;
+  types?: string[];
+  base?: number[];
+}
+
+export interface Toggles {
+  grid: boolean;
+  ortho: boolean;
+  osnap: boolean;
+  lwt: boolean;
+  dark: boolean;
+}
+
+/** Pick box half-size in CSS pixels (AutoCAD's PICKBOX / APERTURE). */
+export const PICK_PX = 5;
+
+export class App {
+  readonly api: Api;
+  readonly view: View;
+  readonly atlas = new Atlas();
+  documents: DocInfo[] = [];
+  docId: number | null = null;
+  layouts: string[] = ['Model'];
+  layout = 'Model';
+  /** Document version the scene shows. */
+  version = -1;
+  selection: string[] = [];
+  toggles: Toggles = { grid: false, ortho: false, osnap: true, lwt: false, dark: true };
+  readonly overlay: OverlayState = { cursor: null, pickBox: PICK_PX, crosshair: true, snap: null, window: null, bands: [], grid: null, dark: true };
+  /** What the user is being asked for now (a command step or an engine pick). */
+  ask: Ask | null = null;
+  /** Engine picks waiting, oldest first. */
+  readonly prompts: PendingPrompt[] = [];
+  /** The pick being asked now (its request_id). */
+  activePrompt: string | null = null;
+  /** A command of the command line is running. */
+  busy = false;
+  lastPoint: Point | null = null;
+  /** Listeners the panels register. */
+  readonly on = { docs: [] as (() => void)[], layers: [] as (() => void)[], selection: [] as (() => void)[], ask: [] as (() => void)[], message: [] as ((m: string, err?: boolean) => void)[] };
+  private loading: Promise<void> | null = null;
+  private reloadAgain = false;
+  private updates: Promise<void> = Promise.resolve();
+  lastEventSeq = 0;
+
+  constructor(token: string, readonly glCanvas: HTMLCanvasElement, readonly overlayCanvas: HTMLCanvasElement) {
+    this.api = new Api(token);
+    this.view = new View(glCanvas, this.atlas);
+    this.view.afterFrame = () => this.drawOverlay();
+  }
+
+  emit(what: keyof App['on']): void {
+    for (const f of this.on[what] as (() => void)[]) f();
+  }
+
+  message(text: string, err = false): void {
+    for (const f of this.on.message) f(text, err);
+  }
+
+  drawOverlay(): void {
+    this.overlay.dark = this.toggles.dark;
+    this.overlay.grid = this.toggles.grid ? { spacing: gridSpacing(this.view.scale), origin: [0, 0] } : null;
+    drawOverlay(this.overlayCanvas, this.overlay, this.view.dpr, (x, y) => this.view.toScreen(x, y));
+  }
+
+  /** Redraws the overlay only (cursor moves do not redraw the drawing). */
+  overlayOnly(): void {
+    this.drawOverlay();
+  }
+
+  // ---- documents and scenes --------------------------------------------------------------------
+
+  async start(): Promise<void> {
+    await this.refreshDocuments();
+    await this.reload(true);
+    this.api.events((event, data) => this.onEvent(event, data), (connected) => {
+      const el = document.getElementById('conn');
+      if (el) el.textContent = connected ? '' : 'reconnecting…';
+      if (connected && this.lastEventSeq > 0) void this.refreshDocuments().then(() => this.reload(false));
+    });
+  }
+
+  async refreshDocuments(): Promise<void> {
+    const st = await this.api.get('/state');
+    this.documents = (st.documents ?? []) as DocInfo[];
+    const active = st.document_id as number | null;
+    if (this.docId === null || !this.documents.some((d) => d.document_id === this.docId)) this.docId = active ?? this.documents[0]?.document_id ?? null;
+    await this.refreshLayouts();
+    this.emit('docs');
+  }
+
+  async refreshLayouts(): Promise<void> {
+    if (this.docId === null) {
+      this.layouts = ['Model'];
+      return;
+    }
+    const r = await this.api.op('layout_list', { document_id: this.docId }).catch(() => null);
+    const list = (r?.result?.layouts ?? []) as ({ name: string } | string)[];
+    this.layouts = list.length ? list.map((l) => (typeof l === 'string' ? l : l.name)) : ['Model'];
+    if (!this.layouts.some((l) => l.toLowerCase() === this.layout.toLowerCase())) this.layout = 'Model';
+  }
+
+  /** Loads the whole display list of the shown layout (again); `fit` frames the extents. */
+  reload(fit: boolean): Promise<void> {
+    if (this.loading) {
+      this.reloadAgain = true;
+      return this.loading;
+    }
+    this.loading = (async () => {
+      do {
+        this.reloadAgain = false;
+        await this.loadScene(fit);
+        fit = false;
+      } while (this.reloadAgain);
+    })().finally(() => {
+      this.loading = null;
+    });
+    return this.loading;
+  }
+
+  private async loadScene(fit: boolean): Promise<void> {
+    if (this.docId === null) {
+      this.view.scene?.dispose();
+      this.view.scene = null;
+      this.view.invalidate();
+      return;
+    }
+    const bg = this.toggles.dark ? DARK_BG : LIGHT_BG;
+    const buf = await this.api.displayList({ document_id: this.docId, layout: this.layout, background: bg });
+    const frame = decodeFrame(buf);
+    const scene = new Scene(this.view.gl, this.atlas, frame);
+    scene.onImage = () => this.view.invalidate();
+    this.view.scene?.dispose();
+    this.view.scene = scene;
+    this.view.background = bg;
+    this.version = frame.version;
+    if (fit) this.view.fit(frame.bounds);
+    await this.refreshSelection();
+    this.emit('layers');
+    this.view.invalidate();
+  }
+
+  /** Applies a change event: the changed entities only, or everything when the change asks for it. */
+  private applyChange(e: Record<string, any>): void {
+    this.updates = this.updates.then(async () => {
+      const scene = this.view.scene;
+      if (!scene) return;
+      const hs = e.handles as { added: string[]; updated: string[]; removed: string[] } | undefined;
+      if (e.redraw === 'all' || !hs) {
+        await this.reload(false);
+        return;
+      }
+      const want = [...hs.added, ...hs.updated];
+      for (const h of [...hs.removed, ...hs.updated]) scene.remove(h);
+      if (want.length) {
+        const buf = await this.api.displayList({
+          document_id: this.docId!, layout: this.layout, background: scene.background, handles: want.join(','),
+          tolerance: scene.tolerance, origin: scene.origin.join(','),
+        });
+        if (this.view.scene !== scene) return;
+        for (const h of want) scene.remove(h);
+        scene.add(decodeFrame(buf));
+      }
+      this.version = e.version ?? this.version;
+      scene.setFlag(FLAG_SELECTED, this.selection);
+      this.view.invalidate();
+    }).catch((err: unknown) => this.message(String((err as Error)?.message ?? err), true));
+  }
+
+  async showDocument(id: number): Promise<void> {
+    if (this.docId === id) return;
+    this.cancelAsk();
+    this.docId = id;
+    this.layout = 'Model';
+    await this.refreshLayouts();
+    this.emit('docs');
+    await this.reload(true);
+  }
+
+  async showLayout(name: string): Promise<void> {
+    if (this.layout === name) return;
+    this.layout = name;
+    this.emit('docs');
+    await this.reload(true);
+  }
+
+  async refreshSelection(): Promise<void> {
+    if (this.docId === null) return;
+    const r = await this.api.op('get_selection', { document_id: this.docId }).catch(() => null);
+    this.selection = ((r?.result?.entities ?? []) as { handle: string }[]).map((e) => e.handle);
+    this.view.scene?.setFlag(FLAG_SELECTED, this.pickSet() ?? this.selection);
+    this.view.invalidate();
+    this.emit('selection');
+  }
+
+  /** The entities picked so far by a running "select objects" step. */
+  pickSet(): string[] | null {
+    return this.ask?.kind === 'select' ? this.ask.picked : null;
+  }
+
+  showPicked(): void {
+    this.view.scene?.setFlag(FLAG_SELECTED, this.pickSet() ?? this.selection);
+    this.view.invalidate();
+  }
+
+  async setBackground(dark: boolean): Promise<void> {
+    this.toggles.dark = dark;
+    await this.reload(false);
+  }
+
+  // ---- events ----------------------------------------------------------------------------------
+
+  private onEvent(event: string, data: any): void {
+    if (event === 'hello') {
+      this.prompts.length = 0;
+      for (const p of data.prompts ?? []) this.prompts.push(p);
+      this.lastEventSeq = data.seq ?? 0;
+      this.nextPrompt();
+      return;
+    }
+    if (event === 'prompt') {
+      this.prompts.push(data as PendingPrompt);
+      this.nextPrompt();
+      return;
+    }
+    if (event === 'dismiss') {
+      const i = this.prompts.findIndex((p) => p.request_id === data.request_id);
+      if (i >= 0) this.prompts.splice(i, 1);
+      if (this.activePrompt === data.request_id) {
+        this.activePrompt = null;
+        this.cancelAsk(false);
+      }
+      this.emit('ask');
+      return;
+    }
+    if (event !== 'engine') return;
+    this.lastEventSeq = data.seq;
+    const mine = data.document_id === this.docId;
+    switch (data.kind) {
+      case 'changed':
+      case 'undone':
+      case 'redone':
+        if (mine) this.applyChange(data);
+        if (data.redraw === 'all' && mine) this.emit('layers');
+        if (mine && data.op !== 'display_list') void this.refreshSelection();
+        break;
+      case 'document_opened':
+      case 'document_created':
+      case 'document_closed':
+      case 'document_saved':
+        void this.refreshDocuments().then(() => {
+          if (this.view.scene === null || !this.documents.some((d) => d.document_id === this.docId)) return this.reload(true);
+          return undefined;
+        });
+        break;
+      case 'document_activated':
+        void this.refreshDocuments().then(() => (data.document_id !== null ? this.showDocument(data.document_id) : undefined));
+        break;
+      case 'selection_changed':
+        if (mine) void this.refreshSelection();
+        break;
+      case 'view_changed':
+        if (mine && data.view) {
+          const v = data.view as { center: [number, number]; width: number; height: number };
+          this.view.fit([v.center[0] - v.width / 2, v.center[1] - v.height / 2, v.center[0] + v.width / 2, v.center[1] + v.height / 2], 0);
+        }
+        break;
+      default:
+        break;
+    }
+  }
+
+  // ---- asking the user --------------------------------------------------------------------------
+
+  /** Asks for something; resolves with the answer or rejects with Cancelled. */
+  request<T>(make: (resolve: (v: T) => void, reject: (e: Error) => void) => Ask): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.ask = make(
+        (v) => {
+          this.ask = null;
+          this.overlay.snap = null;
+          this.overlay.bands = [];
+          this.emit('ask');
+          resolve(v);
+        },
+        (e) => {
+          this.ask = null;
+          this.overlay.snap = null;
+          this.overlay.bands = [];
+          this.emit('ask');
+          reject(e);
+        },
+      );
+      this.emit('ask');
+      this.showPicked();
+    });
+  }
+
+  point(message: string, base?: Point, optional = false): Promise<Point | null> {
+    return this.request<Point | null>((resolve, reject) => ({ kind: 'point', message, base, optional, resolve, reject }));
+  }
+
+  select(message: string, count?: number): Promise<string[]> {
+    return this.request<string[]>((resolve, reject) => ({ kind: 'select', message, count, picked: [], resolve, reject }));
+  }
+
+  value(message: string, base?: Point): Promise<string> {
+    return this.request<string>((resolve, reject) => ({ kind: 'value', message, base, resolve, reject }));
+  }
+
+  /** Ends what is being asked (Esc); an engine pick is cancelled on the server too. */
+  cancelAsk(tellServer = true): void {
+    const a = this.ask;
+    if (tellServer && this.activePrompt) {
+      const id = this.activePrompt;
+      this.activePrompt = null;
+      void this.api.op('cancel', { id }).catch(() => undefined);
+    }
+    if (a) a.reject(new Cancelled());
+    this.showPicked();
+  }
+
+  /** Asks the user for the oldest engine pick when nothing else is being asked. */
+  nextPrompt(): void {
+    this.emit('ask');
+    if (this.busy || this.ask || this.activePrompt) return;
+    const p = this.prompts[0];
+    if (!p) return;
+    if (p.document_id !== null && p.document_id !== this.docId) {
+      void this.showDocument(p.document_id).then(() => this.nextPrompt());
+      return;
+    }
+    this.activePrompt = p.request_id;
+    const done = (): void => {
+      const i = this.prompts.findIndex((x) => x.request_id === p.request_id);
+      if (i >= 0) this.prompts.splice(i, 1);
+      if (this.activePrompt === p.request_id) this.activePrompt = null;
+      this.showPicked();
+      this.nextPrompt();
+    };
+    const run = async (): Promise<void> => {
+      if (p.op === 'getpoint') {
+        const base = Array.isArray(p.base) ? ([p.base[0]!, p.base[1]!] as Point) : undefined;
+        const pt = await this.point(p.message ?? 'Specify a point:', base);
+        if (pt) await this.api.op('answer', { id: p.request_id, point: [pt[0], pt[1], 0] });
+      } else {
+        const hs = await this.select(p.message ?? 'Select objects:', p.count);
+        await this.api.op('answer', { id: p.request_id, handles: hs });
+      }
+    };
+    run().then(done, (err: unknown) => {
+      if (!(err instanceof Cancelled)) this.message(String((err as Error)?.message ?? err), true);
+      done();
+    });
+  }
+}
+
+function gridSpacing(scale: number): number {
+  // the power of ten that leaves at least 16 px between grid points
+  return Math.pow(10, Math.ceil(Math.log10(16 / scale)));
+}

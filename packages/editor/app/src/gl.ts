@@ -1,0 +1,236 @@
+// WebGL2 drawing of a scene: every segment and triangle of the display list is one instance of a
+// tiny mesh (2 vertices for a hairline, 4 for a lineweight quad, 3 for a triangle), so the
+// display list's typed arrays are uploaded as they arrive, without a copy per vertex. A per-
+// instance flag byte hides (deleted or replaced entities), selects and hovers, so a change to one
+// entity touches a few bytes on the GPU, never the rest.
+
+export const FLAG_SELECTED = 1;
+export const FLAG_HOVER = 2;
+export const FLAG_HIDDEN = 4;
+
+const COMMON = `#version 300 es
+precision highp float;
+uniform vec2 u_center;   // view centre relative to the scene origin
+uniform vec2 u_scale;    // clip units per drawing unit (x, y)
+uniform vec2 u_px;       // clip units per device pixel (x, y)
+uniform vec4 u_select;
+uniform vec4 u_hover;
+vec4 tint(vec4 c, float flag) {
+  int f = int(flag + 0.5);
+  if ((f & 1) != 0) return u_select;
+  if ((f & 2) != 0) return u_hover;
+  return c;
+}
+bool hidden(float flag) { return (int(flag + 0.5) & 4) != 0; }
+vec2 toClip(vec2 p) { return (p - u_center) * u_scale; }
+`;
+
+const SEG_VS = `${COMMON}
+in vec4 a_seg;     // x0 y0 x1 y1
+in vec4 a_color;
+in float a_flag;
+in float a_lw;     // lineweight in 0.01 mm (0: hairline)
+uniform float u_quads; // 1: this pass draws lineweight quads (4 vertices per segment)
+uniform float u_lwpx;  // device pixels per 0.01 mm of lineweight
+out vec4 v_color;
+void main() {
+  v_color = tint(a_color, a_flag);
+  if (hidden(a_flag)) { gl_Position = vec4(2.0, 2.0, 2.0, 1.0); return; }
+  vec2 a = toClip(a_seg.xy);
+  vec2 b = toClip(a_seg.zw);
+  if (u_quads < 0.5) {
+    gl_Position = vec4(gl_VertexID == 0 ? a : b, 0.0, 1.0);
+    return;
+  }
+  vec2 d = (b - a) / u_px;
+  float len = length(d);
+  vec2 n = len > 0.0 ? vec2(-d.y, d.x) / len : vec2(0.0, 1.0);
+  vec2 t = len > 0.0 ? d / len : vec2(1.0, 0.0);
+  float h = max(a_lw * u_lwpx, 1.0) * 0.5;
+  int k = gl_VertexID;
+  vec2 base = (k == 0 || k == 2) ? a : b;
+  vec2 off = (n * ((k < 2) ? h : -h) + t * ((k == 0 || k == 2) ? -h : h)) * u_px;
+  gl_Position = vec4(base + off, 0.0, 1.0);
+}`;
+
+const TRI_VS = `${COMMON}
+in vec4 a_p01;
+in vec2 a_p2;
+in vec4 a_color;
+in float a_flag;
+out vec4 v_color;
+void main() {
+  v_color = tint(a_color, a_flag);
+  if (hidden(a_flag)) { gl_Position = vec4(2.0, 2.0, 2.0, 1.0); return; }
+  vec2 p = gl_VertexID == 0 ? a_p01.xy : gl_VertexID == 1 ? a_p01.zw : a_p2;
+  gl_Position = vec4(toClip(p), 0.0, 1.0);
+}`;
+
+const FLAT_FS = `#version 300 es
+precision mediump float;
+in vec4 v_color;
+out vec4 o;
+void main() { o = v_color; }`;
+
+const GLYPH_VS = `${COMMON}
+in vec2 a_org;     // glyph origin on the baseline, drawing units
+in vec4 a_axes;    // x axis (one em along the baseline), y axis (one em up)
+in float a_glyph;
+in vec4 a_color;
+in float a_flag;
+uniform sampler2D u_metrics; // per glyph: texel 0 = uv rect, texel 1 = box in em (x, y, w, h)
+uniform float u_minpx;
+out vec4 v_color;
+out vec2 v_uv;
+void main() {
+  v_color = tint(a_color, a_flag);
+  int g = int(a_glyph + 0.5);
+  vec4 uv = texelFetch(u_metrics, ivec2(0, g), 0);
+  vec4 box = texelFetch(u_metrics, ivec2(1, g), 0);
+  float emPx = length(a_axes.zw * u_scale / u_px);
+  if (hidden(a_flag) || emPx < u_minpx || box.z <= 0.0) { gl_Position = vec4(2.0, 2.0, 2.0, 1.0); return; }
+  vec2 c = vec2(gl_VertexID & 1, gl_VertexID >> 1);
+  vec2 local = box.xy + c * box.zw;
+  vec2 p = a_org + a_axes.xy * local.x + a_axes.zw * local.y;
+  gl_Position = vec4(toClip(p), 0.0, 1.0);
+  v_uv = mix(uv.xy, uv.zw, vec2(c.x, 1.0 - c.y));
+}`;
+
+const GLYPH_FS = `#version 300 es
+precision mediump float;
+in vec4 v_color;
+in vec2 v_uv;
+uniform sampler2D u_atlas;
+out vec4 o;
+void main() {
+  float a = texture(u_atlas, v_uv).a;
+  if (a < 0.02) discard;
+  o = vec4(v_color.rgb, v_color.a * a);
+}`;
+
+const IMAGE_VS = `${COMMON}
+in vec2 a_corner;
+uniform mat3 u_m;  // pixel space (0..w, 0..h, y down) -> drawing units
+uniform vec2 u_size;
+out vec2 v_uv;
+void main() {
+  vec3 p = u_m * vec3(a_corner * u_size, 1.0);
+  gl_Position = vec4(toClip(p.xy), 0.0, 1.0);
+  v_uv = a_corner;
+}`;
+
+const IMAGE_FS = `#version 300 es
+precision mediump float;
+in vec2 v_uv;
+uniform sampler2D u_tex;
+out vec4 o;
+void main() { o = texture(u_tex, v_uv); }`;
+
+const STENCIL_VS = `${COMMON}
+in vec2 a_pos;
+void main() { gl_Position = vec4(toClip(a_pos), 0.0, 1.0); }`;
+
+const STENCIL_FS = `#version 300 es
+precision mediump float;
+out vec4 o;
+void main() { o = vec4(0.0); }`;
+
+export interface Program {
+  prog: WebGLProgram;
+  loc: Record<string, number>;
+  uni: Record<string, WebGLUniformLocation | null>;
+}
+
+function compile(gl: WebGL2RenderingContext, vs: string, fs: string, attrs: string[], uniforms: string[]): Program {
+  const sh = (type: number, src: string): WebGLShader => {
+    const s = gl.createShader(type)!;
+    gl.shaderSource(s, src);
+    gl.compileShader(s);
+    if (!gl.getShaderParameter(s, gl.COMPILE_STATUS)) throw new Error(`shader: ${gl.getShaderInfoLog(s)}`);
+    return s;
+  };
+  const prog = gl.createProgram()!;
+  gl.attachShader(prog, sh(gl.VERTEX_SHADER, vs));
+  gl.attachShader(prog, sh(gl.FRAGMENT_SHADER, fs));
+  gl.linkProgram(prog);
+  if (!gl.getProgramParameter(prog, gl.LINK_STATUS)) throw new Error(`program: ${gl.getProgramInfoLog(prog)}`);
+  const loc: Record<string, number> = {};
+  for (const a of attrs) loc[a] = gl.getAttribLocation(prog, a);
+  const uni: Record<string, WebGLUniformLocation | null> = {};
+  for (const u of ['u_center', 'u_scale', 'u_px', 'u_select', 'u_hover', ...uniforms]) uni[u] = gl.getUniformLocation(prog, u);
+  return { prog, loc, uni };
+}
+
+export interface Programs {
+  seg: Program;
+  tri: Program;
+  glyph: Program;
+  image: Program;
+  stencil: Program;
+}
+
+export function programs(gl: WebGL2RenderingContext): Programs {
+  return {
+    seg: compile(gl, SEG_VS, FLAT_FS, ['a_seg', 'a_color', 'a_flag', 'a_lw'], ['u_quads', 'u_lwpx']),
+    tri: compile(gl, TRI_VS, FLAT_FS, ['a_p01', 'a_p2', 'a_color', 'a_flag'], []),
+    glyph: compile(gl, GLYPH_VS, GLYPH_FS, ['a_org', 'a_axes', 'a_glyph', 'a_color', 'a_flag'], ['u_metrics', 'u_atlas', 'u_minpx']),
+    image: compile(gl, IMAGE_VS, IMAGE_FS, ['a_corner'], ['u_m', 'u_size', 'u_tex']),
+    stencil: compile(gl, STENCIL_VS, STENCIL_FS, ['a_pos'], []),
+  };
+}
+
+/** A GPU buffer with a CPU copy of its size, grown by doubling (appends re-upload nothing else). */
+export class GrowBuffer {
+  readonly buf: WebGLBuffer;
+  capacity = 0;
+  length = 0;
+
+  constructor(private readonly gl: WebGL2RenderingContext) {
+    this.buf = gl.createBuffer()!;
+  }
+
+  /** Replaces the content (a whole scene's array). */
+  set(data: ArrayBufferView): void {
+    const gl = this.gl;
+    gl.bindBuffer(gl.ARRAY_BUFFER, this.buf);
+    gl.bufferData(gl.ARRAY_BUFFER, data, gl.STATIC_DRAW);
+    this.capacity = this.length = data.byteLength;
+  }
+
+  /** Appends bytes; returns their byte offset. */
+  append(data: ArrayBufferView, keep: () => ArrayBufferView): number {
+    const gl = this.gl;
+    const at = this.length;
+    const need = at + data.byteLength;
+    gl.bindBuffer(gl.ARRAY_BUFFER, this.buf);
+    if (need > this.capacity) {
+      // grown: the whole (small, dynamic) content is uploaded again from the caller's copy
+      this.capacity = Math.max(need, this.capacity * 2, 4096);
+      gl.bufferData(gl.ARRAY_BUFFER, this.capacity, gl.DYNAMIC_DRAW);
+      const old = keep();
+      if (old.byteLength) gl.bufferSubData(gl.ARRAY_BUFFER, 0, old);
+    }
+    gl.bufferSubData(gl.ARRAY_BUFFER, at, data);
+    this.length = need;
+    return at;
+  }
+
+  write(byteOffset: number, data: ArrayBufferView): void {
+    const gl = this.gl;
+    gl.bindBuffer(gl.ARRAY_BUFFER, this.buf);
+    gl.bufferSubData(gl.ARRAY_BUFFER, byteOffset, data);
+  }
+
+  dispose(): void {
+    this.gl.deleteBuffer(this.buf);
+  }
+}
+
+/** Binds a float attribute to a buffer (instanced unless divisor 0). */
+export function attr(gl: WebGL2RenderingContext, loc: number, buf: WebGLBuffer, size: number, type: number, normalized: boolean, stride: number, offset: number, divisor = 1): void {
+  if (loc < 0) return;
+  gl.bindBuffer(gl.ARRAY_BUFFER, buf);
+  gl.enableVertexAttribArray(loc);
+  gl.vertexAttribPointer(loc, size, type, normalized, stride, offset);
+  gl.vertexAttribDivisor(loc, divisor);
+}

@@ -1,0 +1,266 @@
+// Mouse and keyboard on the drawing, with AutoCAD's conventions: wheel zoom about the cursor,
+// middle drag (or space + drag) pans, a click adds the entity under the pick box to the selection
+// (shift removes), a drag or two clicks make a window (left to right) or crossing (right to left),
+// Esc ends what is under way or clears the selection, Delete erases, Ctrl+Z / Ctrl+Y undo and
+// redo through the session, F3 / F7 / F8 toggle object snap, grid and ortho.
+import { PICK_PX, type App } from './app.js';
+import { ApiError } from './api.js';
+import type { Point } from './prompts.js';
+import type { SnapKind } from './overlay.js';
+
+const DRAG_PX = 4;
+
+export function bindInput(app: App, canvas: HTMLCanvasElement, focusCommandLine: (initial: string) => void, toggle: (name: 'grid' | 'ortho' | 'osnap') => void): void {
+  const view = app.view;
+  let down: { x: number; y: number; button: number; shift: boolean } | null = null;
+  let panning: { x: number; y: number } | null = null;
+  let implied: { x: number; y: number; shift: boolean } | null = null;
+  let space = false;
+  let snapSerial = 0;
+  let snapBusy = false;
+  let snapWanted: [number, number] | null = null;
+
+  const local = (ev: MouseEvent): [number, number] => {
+    const r = canvas.getBoundingClientRect();
+    return [ev.clientX - r.left, ev.clientY - r.top];
+  };
+  const aperture = (): number => PICK_PX / view.scale;
+  const fail = (err: unknown): void => app.message(err instanceof ApiError ? `${err.code}: ${err.message}` : String((err as Error)?.message ?? err), true);
+
+  /** Ortho: the point constrained to the horizontal or vertical through the base. */
+  const orthoed = (p: Point, base: Point | undefined): Point => {
+    if (!app.toggles.ortho || !base) return p;
+    return Math.abs(p[0] - base[0]) >= Math.abs(p[1] - base[1]) ? [p[0], base[1]] : [base[0], p[1]];
+  };
+
+  const snapAt = async (w: Point, base?: Point): Promise<{ at: Point; kind: SnapKind } | null> => {
+    if (!app.toggles.osnap || app.docId === null) return null;
+    const r = await app.api.op('snap', { document_id: app.docId, point: w, aperture: aperture(), base, layout: app.layout }).catch(() => null);
+    const s = r?.result?.snap as { point: number[]; kind: SnapKind } | null | undefined;
+    return s ? { at: [s.point[0]!, s.point[1]!], kind: s.kind } : null;
+  };
+
+  /** Keeps one snap query in flight, for the latest cursor position. */
+  const trackSnap = (w: Point): void => {
+    snapWanted = w;
+    if (snapBusy) return;
+    snapBusy = true;
+    const serial = ++snapSerial;
+    const at = snapWanted;
+    snapWanted = null;
+    const ask = app.ask;
+    void snapAt(at, ask?.kind === 'point' ? ask.base : undefined).then((s) => {
+      snapBusy = false;
+      if (serial === snapSerial && app.ask?.kind === 'point') {
+        app.overlay.snap = s;
+        app.overlayOnly();
+      }
+      if (snapWanted) trackSnap(snapWanted);
+    });
+  };
+
+  const bandsFor = (sx: number, sy: number): void => {
+    const a = app.ask;
+    app.overlay.bands = [];
+    if (a && (a.kind === 'point' || a.kind === 'value') && a.base) {
+      const [bx, by] = view.toScreen(a.base[0], a.base[1]);
+      const target = app.overlay.snap ? view.toScreen(app.overlay.snap.at[0], app.overlay.snap.at[1]) : [sx, sy];
+      let [tx, ty] = target as [number, number];
+      if (app.toggles.ortho && !app.overlay.snap) {
+        if (Math.abs(tx - bx) >= Math.abs(ty - by)) ty = by;
+        else tx = bx;
+      }
+      app.overlay.bands.push([bx, by, tx, ty]);
+    }
+  };
+
+  const pickPoint = async (sx: number, sy: number): Promise<void> => {
+    const a = app.ask;
+    if (!a || a.kind !== 'point') return;
+    const w = view.toWorld(sx, sy);
+    const snapped = await snapAt(w, a.base);
+    if (app.ask !== a) return;
+    const p = snapped ? snapped.at : orthoed(w, a.base);
+    app.lastPoint = p;
+    a.resolve(p);
+  };
+
+  /** A click on the drawing outside any tool: the entity under the pick box, added or removed. */
+  const clickSelect = async (sx: number, sy: number, remove: boolean): Promise<boolean> => {
+    const w = view.toWorld(sx, sy);
+    const a = app.ask;
+    if (a?.kind === 'select') {
+      const r = await app.api.op('pick', { document_id: app.docId, point: w, aperture: aperture(), layout: app.layout }).catch(() => null);
+      const h = (r?.result?.handles as string[] | undefined)?.[0];
+      if (!h) return false;
+      a.picked = remove ? a.picked.filter((x) => x !== h) : [...new Set([...a.picked, h])];
+      app.showPicked();
+      if (a.count !== undefined && a.picked.length >= a.count) a.resolve(a.picked);
+      return true;
+    }
+    const r = await app.api.op('select', { document_id: app.docId, pick: [w[0], w[1]], aperture: aperture(), mode: remove ? 'remove' : 'add', layout: app.layout });
+    return ((r.result?.picked ?? []) as string[]).length > 0;
+  };
+
+  const windowSelect = async (from: [number, number], to: [number, number], remove: boolean): Promise<void> => {
+    const a = view.toWorld(from[0], from[1]);
+    const b = view.toWorld(to[0], to[1]);
+    const crossing = to[0] < from[0];
+    const box = [a[0], a[1], b[0], b[1]];
+    const ask = app.ask;
+    if (ask?.kind === 'select') {
+      // the pick set of a command step is the page's own: the session's selection stays
+      const r = await app.api.op('pick', { document_id: app.docId, window: box, crossing, layout: app.layout }).catch(fail);
+      const hs = ((r?.result?.handles ?? []) as string[]);
+      ask.picked = remove ? ask.picked.filter((x) => !hs.includes(x)) : [...new Set([...ask.picked, ...hs])];
+      app.showPicked();
+      if (ask.count !== undefined && ask.picked.length >= ask.count) ask.resolve(ask.picked);
+      return;
+    }
+    await app.api.op('select', { document_id: app.docId, window: box, crossing, mode: remove ? 'remove' : 'add', layout: app.layout }).catch(fail);
+  };
+
+  canvas.addEventListener('contextmenu', (ev) => ev.preventDefault());
+
+  canvas.addEventListener('mousedown', (ev) => {
+    canvas.focus();
+    const [x, y] = local(ev);
+    if (ev.button === 1 || (ev.button === 0 && space)) {
+      panning = { x, y };
+      ev.preventDefault();
+      return;
+    }
+    if (ev.button === 2) {
+      // right click: Enter (ends a selection or an optional point), as in AutoCAD
+      const a = app.ask;
+      if (a?.kind === 'select') a.resolve(a.picked);
+      else if (a?.kind === 'point' && a.optional) a.resolve(null);
+      return;
+    }
+    if (ev.button === 0) down = { x, y, button: 0, shift: ev.shiftKey };
+  });
+
+  window.addEventListener('mouseup', (ev) => {
+    const [x, y] = local(ev);
+    if (panning) {
+      panning = null;
+      return;
+    }
+    const d = down;
+    down = null;
+    if (!d) return;
+    const moved = Math.hypot(x - d.x, y - d.y) > DRAG_PX;
+    const a = app.ask;
+    if (a?.kind === 'point') {
+      void pickPoint(x, y);
+      return;
+    }
+    if (a?.kind === 'value') {
+      // a picked point answers a value as its coordinates
+      const w = view.toWorld(x, y);
+      a.resolve(`${w[0]},${w[1]}`);
+      return;
+    }
+    if (moved) {
+      app.overlay.window = null;
+      void windowSelect([d.x, d.y], [x, y], d.shift);
+      return;
+    }
+    if (implied) {
+      const from = implied;
+      implied = null;
+      app.overlay.window = null;
+      void windowSelect([from.x, from.y], [x, y], from.shift);
+      return;
+    }
+    void clickSelect(x, y, d.shift).then((hit) => {
+      if (!hit) {
+        // nothing under the pick box: the first corner of a window
+        implied = { x, y, shift: d.shift };
+      }
+    }, fail);
+  });
+
+  canvas.addEventListener('mousemove', (ev) => {
+    const [x, y] = local(ev);
+    app.overlay.cursor = [x, y];
+    const w = view.toWorld(x, y);
+    const coords = document.getElementById('coords');
+    if (coords) coords.textContent = `${w[0].toFixed(4)}, ${w[1].toFixed(4)}`;
+    if (panning) {
+      view.panBy(x - panning.x, y - panning.y);
+      panning = { x, y };
+      return;
+    }
+    const from = down && Math.hypot(x - down.x, y - down.y) > DRAG_PX && !app.ask?.kind.startsWith('p') ? down : implied;
+    app.overlay.window = from ? { from: [from.x, from.y], to: [x, y] } : null;
+    if (app.ask?.kind === 'point') trackSnap(w);
+    bandsFor(x, y);
+    app.overlayOnly();
+  });
+
+  canvas.addEventListener('mouseleave', () => {
+    app.overlay.cursor = null;
+    app.overlayOnly();
+  });
+
+  canvas.addEventListener('wheel', (ev) => {
+    ev.preventDefault();
+    const [x, y] = local(ev);
+    const steps = ev.deltaMode === 1 ? ev.deltaY / 3 : ev.deltaY / 100;
+    view.zoomAt(x, y, Math.pow(1.25, -steps));
+  }, { passive: false });
+
+  window.addEventListener('keyup', (ev) => {
+    if (ev.key === ' ') space = false;
+  });
+
+  window.addEventListener('keydown', (ev) => {
+    const inInput = ev.target instanceof HTMLInputElement || ev.target instanceof HTMLSelectElement;
+    if (ev.key === 'F3' || ev.key === 'F7' || ev.key === 'F8') {
+      ev.preventDefault();
+      toggle(ev.key === 'F3' ? 'osnap' : ev.key === 'F7' ? 'grid' : 'ortho');
+      return;
+    }
+    if (ev.key === 'Escape') {
+      implied = null;
+      app.overlay.window = null;
+      if (app.ask || app.activePrompt || app.busy) app.cancelAsk();
+      else if (app.docId !== null) void app.api.op('select', { document_id: app.docId, mode: 'clear' }).catch(fail);
+      app.overlayOnly();
+      return;
+    }
+    if (inInput) return;
+    if ((ev.ctrlKey || ev.metaKey) && (ev.key === 'z' || ev.key === 'Z')) {
+      ev.preventDefault();
+      void app.api.send('POST', '/undo', app.docId !== null ? { document_id: app.docId } : {}).catch(fail);
+      return;
+    }
+    if ((ev.ctrlKey || ev.metaKey) && (ev.key === 'y' || ev.key === 'Y')) {
+      ev.preventDefault();
+      void app.api.send('POST', '/redo', app.docId !== null ? { document_id: app.docId } : {}).catch(fail);
+      return;
+    }
+    if (ev.key === 'Delete' && !app.ask && app.selection.length) {
+      void app.api.op('entities_delete', { document_id: app.docId, handles: app.selection }).catch(fail);
+      return;
+    }
+    if (ev.key === 'Enter') {
+      const a = app.ask;
+      if (a?.kind === 'select') a.resolve(a.picked);
+      else if (a?.kind === 'point' && a.optional) a.resolve(null);
+      else if (!a) focusCommandLine('');
+      return;
+    }
+    if (ev.key === ' ' && !app.ask) {
+      space = true;
+      ev.preventDefault();
+      return;
+    }
+    if (ev.key.length === 1 && !ev.ctrlKey && !ev.metaKey && !ev.altKey) {
+      // typing goes to the command line, as in AutoCAD
+      ev.preventDefault();
+      focusCommandLine(ev.key);
+    }
+  });
+}

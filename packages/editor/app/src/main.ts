@@ -1,0 +1,78 @@
+// The editor page: takes the session token from the URL fragment (never sent, never logged) and
+// removes it from the address bar, loads the font, then shows the live session.
+import './style.css';
+import { App } from './app.js';
+import { bindCommandLine } from './commands.js';
+import { bindInput } from './input.js';
+import { bindPanels } from './panels.js';
+import { loadFont } from './text.js';
+
+const TOKEN_KEY = 'linework-token';
+
+function takeToken(): string | null {
+  const m = /(?:^|[#&])token=([^&]+)/.exec(location.hash);
+  if (m) {
+    const t = decodeURIComponent(m[1]!);
+    sessionStorage.setItem(TOKEN_KEY, t);
+    history.replaceState(null, '', location.pathname + location.search);
+    return t;
+  }
+  return sessionStorage.getItem(TOKEN_KEY);
+}
+
+async function main(): Promise<void> {
+  const token = takeToken();
+  if (!token) {
+    const box = document.getElementById('login')!;
+    box.hidden = false;
+    document.getElementById('login-form')!.addEventListener('submit', (ev) => {
+      ev.preventDefault();
+      sessionStorage.setItem(TOKEN_KEY, (document.getElementById('login-token') as HTMLInputElement).value.trim());
+      location.reload();
+    });
+    return;
+  }
+  await loadFont();
+  const app = new App(token, document.getElementById('gl') as HTMLCanvasElement, document.getElementById('overlay') as HTMLCanvasElement);
+  bindPanels(app);
+  const cmd = bindCommandLine(app);
+  const setToggle = (name: 'grid' | 'ortho' | 'osnap' | 'lwt'): void => {
+    app.toggles[name] = !app.toggles[name];
+    document.getElementById(`t-${name}`)!.classList.toggle('on', app.toggles[name]);
+    app.view.lineweights = app.toggles.lwt;
+    app.message(`<${name.toUpperCase()} ${app.toggles[name] ? 'on' : 'off'}>`);
+    app.view.invalidate();
+  };
+  for (const name of ['grid', 'ortho', 'osnap', 'lwt'] as const) document.getElementById(`t-${name}`)!.addEventListener('click', () => setToggle(name));
+  document.getElementById('t-bg')!.addEventListener('click', () => {
+    document.body.classList.toggle('light', app.toggles.dark);
+    void app.setBackground(!app.toggles.dark);
+  });
+  const canvas = document.getElementById('gl') as HTMLCanvasElement;
+  canvas.tabIndex = 0;
+  bindInput(app, canvas, cmd.focus, setToggle);
+  // for tests and benchmarks: the state a script may wait on
+  (window as unknown as { linework: unknown }).linework = {
+    app,
+    get ready() { return app.view.scene !== null; },
+    get frames() { return app.view.stats.frames; },
+    get version() { return app.version; },
+    get selection() { return [...app.selection]; },
+    get prompt() { return app.ask?.message ?? null; },
+    toScreen: (x: number, y: number) => app.view.toScreen(x, y),
+    /** Draws one frame now and waits for the GPU: its time in ms. */
+    frameSync: () => {
+      const t0 = performance.now();
+      app.view.render();
+      app.view.gl.finish();
+      return performance.now() - t0;
+    },
+  };
+  try {
+    await app.start();
+  } catch (err) {
+    app.message(String((err as Error)?.message ?? err), true);
+  }
+}
+
+void main();

@@ -1,0 +1,135 @@
+// What is drawn over the drawing on a 2D canvas: the cursor (crosshair and pick box), the grid,
+// the object-snap marker, the selection window, rubber bands of the tool under way.
+
+export type SnapKind = 'endpoint' | 'midpoint' | 'center' | 'quadrant' | 'intersection' | 'perpendicular' | 'nearest' | 'node' | 'insertion';
+
+export interface OverlayState {
+  cursor: [number, number] | null;
+  pickBox: number;
+  crosshair: boolean;
+  snap: { at: [number, number]; kind: SnapKind } | null;
+  /** Selection window in screen px: from, to; crossing when dragged right to left. */
+  window: { from: [number, number]; to: [number, number] } | null;
+  /** Rubber-band segments in screen px. */
+  bands: [number, number, number, number][];
+  grid: { spacing: number; origin: [number, number] } | null;
+  dark: boolean;
+}
+
+export function drawOverlay(c: HTMLCanvasElement, s: OverlayState, dpr: number, worldToScreen: (x: number, y: number) => [number, number]): void {
+  const w = c.clientWidth, h = c.clientHeight;
+  if (c.width !== Math.round(w * dpr) || c.height !== Math.round(h * dpr)) {
+    c.width = Math.round(w * dpr);
+    c.height = Math.round(h * dpr);
+  }
+  const g = c.getContext('2d')!;
+  g.setTransform(dpr, 0, 0, dpr, 0, 0);
+  g.clearRect(0, 0, w, h);
+  const ink = s.dark ? 'rgba(255,255,255,0.85)' : 'rgba(0,0,0,0.85)';
+  if (s.grid) {
+    const [x0, y0] = worldToScreen(s.grid.origin[0], s.grid.origin[1]);
+    const [x1] = worldToScreen(s.grid.origin[0] + s.grid.spacing, s.grid.origin[1]);
+    const step = Math.abs(x1 - x0);
+    if (step >= 8) {
+      g.fillStyle = s.dark ? 'rgba(255,255,255,0.18)' : 'rgba(0,0,0,0.18)';
+      const sx = ((x0 % step) + step) % step;
+      const sy = ((y0 % step) + step) % step;
+      for (let x = sx; x < w; x += step) for (let y = sy; y < h; y += step) g.fillRect(x - 0.5, y - 0.5, 1.5, 1.5);
+    }
+  }
+  if (s.window) {
+    const [ax, ay] = s.window.from;
+    const [bx, by] = s.window.to;
+    const crossing = bx < ax;
+    g.fillStyle = crossing ? 'rgba(60,200,90,0.15)' : 'rgba(60,120,255,0.15)';
+    g.strokeStyle = crossing ? 'rgb(60,200,90)' : 'rgb(80,140,255)';
+    g.setLineDash(crossing ? [5, 4] : []);
+    g.fillRect(Math.min(ax, bx), Math.min(ay, by), Math.abs(bx - ax), Math.abs(by - ay));
+    g.strokeRect(Math.min(ax, bx) + 0.5, Math.min(ay, by) + 0.5, Math.abs(bx - ax), Math.abs(by - ay));
+    g.setLineDash([]);
+  }
+  if (s.bands.length) {
+    g.strokeStyle = ink;
+    g.setLineDash([6, 4]);
+    g.beginPath();
+    for (const [x0, y0, x1, y1] of s.bands) {
+      g.moveTo(x0, y0);
+      g.lineTo(x1, y1);
+    }
+    g.stroke();
+    g.setLineDash([]);
+  }
+  if (s.cursor && s.crosshair) {
+    const [x, y] = s.cursor;
+    g.strokeStyle = ink;
+    g.lineWidth = 1;
+    g.beginPath();
+    g.moveTo(0, y + 0.5);
+    g.lineTo(w, y + 0.5);
+    g.moveTo(x + 0.5, 0);
+    g.lineTo(x + 0.5, h);
+    g.stroke();
+    const r = s.pickBox;
+    g.strokeRect(x - r + 0.5, y - r + 0.5, 2 * r, 2 * r);
+  }
+  if (s.snap) {
+    const [x, y] = worldToScreen(s.snap.at[0], s.snap.at[1]);
+    drawMarker(g, s.snap.kind, x, y);
+  }
+}
+
+/** AutoCAD's snap markers: square endpoint, triangle midpoint, circle centre, diamond quadrant ... */
+function drawMarker(g: CanvasRenderingContext2D, kind: SnapKind, x: number, y: number): void {
+  const r = 6;
+  g.strokeStyle = '#38d45c';
+  g.lineWidth = 2;
+  g.beginPath();
+  switch (kind) {
+    case 'endpoint':
+      g.rect(x - r, y - r, 2 * r, 2 * r);
+      break;
+    case 'midpoint':
+      g.moveTo(x, y - r);
+      g.lineTo(x + r, y + r);
+      g.lineTo(x - r, y + r);
+      g.closePath();
+      break;
+    case 'center':
+      g.arc(x, y, r, 0, Math.PI * 2);
+      break;
+    case 'quadrant':
+      g.moveTo(x, y - r);
+      g.lineTo(x + r, y);
+      g.lineTo(x, y + r);
+      g.lineTo(x - r, y);
+      g.closePath();
+      break;
+    case 'intersection':
+      g.moveTo(x - r, y - r);
+      g.lineTo(x + r, y + r);
+      g.moveTo(x + r, y - r);
+      g.lineTo(x - r, y + r);
+      break;
+    case 'perpendicular':
+      g.moveTo(x - r, y - r);
+      g.lineTo(x - r, y + r);
+      g.lineTo(x + r, y + r);
+      g.moveTo(x - r, y);
+      g.lineTo(x, y);
+      g.lineTo(x, y + r);
+      break;
+    case 'nearest':
+      g.moveTo(x - r, y - r);
+      g.lineTo(x + r, y - r);
+      g.lineTo(x - r, y + r);
+      g.lineTo(x + r, y + r);
+      g.closePath();
+      break;
+    default:
+      g.arc(x, y, r, 0, Math.PI * 2);
+      g.moveTo(x - r, y);
+      g.lineTo(x + r, y);
+  }
+  g.stroke();
+  g.lineWidth = 1;
+}

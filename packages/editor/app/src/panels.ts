@@ -1,0 +1,163 @@
+// The panels around the drawing: drawing and layout tabs, the layers panel (its toggles are the
+// layer_set op), the properties palette (its edits are set_properties), the status bar toggles and
+// the command history. Each panel redraws from the session when the app says something changed.
+import type { App } from './app.js';
+import { ApiError } from './api.js';
+
+const $ = (id: string): HTMLElement => document.getElementById(id)!;
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, text?: string): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+export function bindPanels(app: App): void {
+  const fail = (err: unknown): void => app.message(err instanceof ApiError ? `${err.code}: ${err.message}` : String((err as Error)?.message ?? err), true);
+
+  // ---- tabs ----
+  const renderTabs = (): void => {
+    const docs = $('doc-tabs');
+    docs.replaceChildren();
+    for (const d of app.documents) {
+      const b = el('button', { role: 'tab', 'aria-selected': String(d.document_id === app.docId), 'data-document': String(d.document_id) }, `${d.name}${d.modified ? ' *' : ''}`);
+      b.addEventListener('click', () => void app.api.op('activate', { document_id: d.document_id }).then(() => app.showDocument(d.document_id)).catch(fail));
+      docs.append(b);
+    }
+    const add = el('button', { title: 'New drawing', 'aria-label': 'New drawing' }, '+');
+    add.addEventListener('click', () => void app.api.send('POST', '/documents', {}).catch(fail));
+    docs.append(add);
+    const lay = $('layout-tabs');
+    lay.replaceChildren();
+    for (const name of app.layouts) {
+      const b = el('button', { role: 'tab', 'aria-selected': String(name === app.layout), 'data-layout': name }, name);
+      b.addEventListener('click', () => void app.showLayout(name).catch(fail));
+      lay.append(b);
+    }
+  };
+  app.on.docs.push(renderTabs);
+
+  // ---- layers ----
+  const renderLayers = async (): Promise<void> => {
+    if (app.docId === null) return;
+    const r = await app.api.op('layers', { document_id: app.docId }).catch(() => null);
+    const rows = $('layer-rows');
+    rows.replaceChildren();
+    for (const l of (r?.result?.layers ?? []) as { name: string; on: boolean; frozen: boolean; locked: boolean; color: number; current: boolean }[]) {
+      const tr = el('tr', { 'data-layer': l.name });
+      if (l.current) tr.classList.add('current');
+      tr.append(el('td', {}, l.name));
+      const toggle = (field: 'on' | 'frozen' | 'locked', label: string): HTMLTableCellElement => {
+        const td = el('td');
+        const cb = el('input', { type: 'checkbox', 'aria-label': `${label} ${l.name}`, 'data-field': field });
+        cb.checked = l[field];
+        cb.addEventListener('change', () => void app.api.op('layer_set', { document_id: app.docId, name: l.name, [field]: cb.checked }).catch((e) => {
+          cb.checked = !cb.checked;
+          fail(e);
+        }));
+        td.append(cb);
+        return td;
+      };
+      tr.append(toggle('on', 'On'), toggle('frozen', 'Frozen'), toggle('locked', 'Locked'));
+      const td = el('td');
+      const col = el('input', { type: 'number', min: '1', max: '255', value: String(l.color), 'aria-label': `Colour ${l.name}`, 'data-field': 'color' });
+      col.addEventListener('change', () => void app.api.op('layer_set', { document_id: app.docId, name: l.name, color: Number(col.value) }).catch(fail));
+      td.append(col);
+      tr.append(td);
+      rows.append(tr);
+    }
+  };
+  app.on.layers.push(() => void renderLayers());
+
+  // ---- properties ----
+  let shown = '';
+  const renderProps = async (): Promise<void> => {
+    const body = $('prop-body');
+    const sel = app.selection;
+    const key = `${app.docId}:${app.version}:${sel.join(',')}`;
+    if (key === shown) return;
+    shown = key;
+    if (!sel.length) {
+      body.replaceChildren(el('p', { class: 'muted' }, 'No selection'));
+      return;
+    }
+    const layersR = await app.api.op('layers', { document_id: app.docId }).catch(() => null);
+    const layerNames = ((layersR?.result?.layers ?? []) as { name: string }[]).map((l) => l.name);
+    const table = el('table', { class: 'props' });
+    const row = (label: string, input: HTMLElement): void => {
+      const tr = el('tr');
+      tr.append(el('th', {}, label));
+      const td = el('td');
+      td.append(input);
+      tr.append(td);
+      table.append(tr);
+    };
+    const setProps = (props: Record<string, unknown>): void => void app.api.op('set_properties', { document_id: app.docId, handles: sel, ...props }).catch((e) => {
+      fail(e);
+      shown = '';
+      void renderProps();
+    });
+    let entity: Record<string, unknown> | null = null;
+    if (sel.length === 1) {
+      const r = await app.api.op('entity_get', { document_id: app.docId, handle: sel[0] }).catch(() => null);
+      entity = (r?.result?.entities?.[0] as Record<string, unknown>) ?? null;
+    }
+    row('Selected', el('span', { 'data-field': 'count' }, sel.length === 1 && entity ? `${String(entity.type)} ${sel[0]}` : `${sel.length} objects`));
+    const layer = el('select', { 'aria-label': 'Layer', 'data-field': 'layer' });
+    const current = entity ? String(entity.layer ?? '0') : '';
+    if (!entity) layer.append(el('option', { value: '' }, '*VARIES*'));
+    for (const n of layerNames) {
+      const o = el('option', { value: n }, n);
+      if (n === current) o.selected = true;
+      layer.append(o);
+    }
+    layer.addEventListener('change', () => layer.value && setProps({ layer: layer.value }));
+    row('Layer', layer);
+    const color = el('input', { type: 'number', min: '0', max: '256', 'aria-label': 'Colour', 'data-field': 'color', value: entity ? String(entity.color ?? 256) : '' });
+    color.addEventListener('change', () => setProps({ color: Number(color.value) }));
+    row('Colour (256 ByLayer)', color);
+    if (entity) {
+      for (const [k, v] of Object.entries(entity)) {
+        if (['handle', 'type', 'layer', 'color', 'bounds', 'owner', 'xdata', 'extra', 'vertices', 'layout'].includes(k)) continue;
+        if (typeof v === 'number' || typeof v === 'string') {
+          const inp = el('input', { value: String(v), 'aria-label': k, 'data-field': k, ...(typeof v === 'number' ? { type: 'number', step: 'any' } : {}) });
+          inp.addEventListener('change', () => setProps({ properties: { [k]: typeof v === 'number' ? Number(inp.value) : inp.value } }));
+          row(k, inp);
+        } else if (Array.isArray(v) && v.length >= 2 && v.length <= 3 && v.every((x) => typeof x === 'number')) {
+          const inp = el('input', { value: v.join(', '), 'aria-label': k, 'data-field': k });
+          inp.addEventListener('change', () => {
+            const nums = inp.value.split(',').map((x) => Number(x.trim()));
+            if (nums.length >= 2 && nums.every(Number.isFinite)) setProps({ properties: { [k]: nums } });
+            else fail(new Error(`${k}: give x, y or x, y, z`));
+          });
+          row(k, inp);
+        }
+      }
+    }
+    body.replaceChildren(table);
+  };
+  app.on.selection.push(() => void renderProps());
+
+  // ---- prompt and history ----
+  const history = $('history');
+  app.on.message.push((m, err) => {
+    const line = el('div', err ? { class: 'error' } : {}, m);
+    history.append(line);
+    while (history.childElementCount > 200) history.firstElementChild?.remove();
+    history.scrollTop = history.scrollHeight;
+  });
+  const prompt = $('prompt');
+  app.on.ask.push(() => {
+    const a = app.ask;
+    const waiting = app.prompts.length;
+    prompt.hidden = !a;
+    if (a) {
+      const count = a.kind === 'select' && a.picked.length ? ` (${a.picked.length} picked)` : '';
+      prompt.textContent = `${a.message}${count}${waiting > 1 ? ` — ${waiting - 1} more waiting` : ''}`;
+      prompt.dataset.kind = a.kind;
+    }
+    const label = document.querySelector('label[for="cmd"]');
+    if (label) label.textContent = a ? `${a.message}` : 'Command:';
+  });
+}

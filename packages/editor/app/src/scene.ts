@@ -1,0 +1,435 @@
+// One layout of one drawing on the GPU: the display list's arrays uploaded once ("static"), and
+// what changed since appended to small dynamic buffers. An entity that changes is hidden where it
+// was (a flag byte per instance) and its new geometry appended, so a change to one entity of a
+// million-entity drawing uploads a few hundred bytes. Entity ranges in the static arrays are found
+// by binary search: entities are numbered in drawing order and their instances are contiguous.
+import { attr, FLAG_HIDDEN, GrowBuffer, type Programs } from './gl.js';
+import type { DisplayFrame, ImageRec, TextRec } from './frame.js';
+import { type Atlas, GLYPH_FLOATS, layoutTexts } from './text.js';
+
+type Kind = 'seg' | 'tri' | 'glyph';
+const STRIDE: Record<Kind, number> = { seg: 16, tri: 24, glyph: GLYPH_FLOATS * 4 };
+
+/** Instances of one kind: geometry (+ colour), a flag byte and, for segments, a lineweight byte. */
+class Batch {
+  readonly geo: GrowBuffer;
+  readonly color: GrowBuffer;
+  readonly flags: GrowBuffer;
+  readonly lw: GrowBuffer | null;
+  count = 0;
+  /** CPU copies (dynamic batches keep all, for regrowth; static batches only the flags). */
+  geoCpu: Uint8Array = new Uint8Array(0);
+  colorCpu: Uint8Array = new Uint8Array(0);
+  lwCpu: Uint8Array = new Uint8Array(0);
+  flagsCpu: Uint8Array = new Uint8Array(0);
+  /** Entity index per instance (static batches: sorted, for binary search). */
+  ent: Uint32Array = new Uint32Array(0);
+  /** Clip index per instance run: [start, count, clip]. */
+  runs: [number, number, number][] = [];
+
+  constructor(private readonly gl: WebGL2RenderingContext, readonly kind: Kind) {
+    this.geo = new GrowBuffer(gl);
+    this.color = new GrowBuffer(gl);
+    this.flags = new GrowBuffer(gl);
+    this.lw = kind === 'seg' ? new GrowBuffer(gl) : null;
+  }
+
+  load(geo: ArrayBufferView, color: Uint32Array | null, lw: Uint8Array | null, ent: Uint32Array, clip: Int16Array | null, count: number): void {
+    this.count = count;
+    this.geo.set(geo);
+    if (color) this.color.set(color);
+    if (this.lw && lw) this.lw.set(lw);
+    this.flagsCpu = new Uint8Array(count);
+    this.flags.set(this.flagsCpu);
+    this.ent = ent.slice();
+    this.runs = clipRuns(clip, 0, count);
+  }
+
+  append(geo: ArrayBufferView, color: Uint32Array | null, lw: Uint8Array | null, clip: Int16Array | null, count: number): number {
+    const start = this.count;
+    const grow = (cpu: Uint8Array, add: ArrayBufferView): Uint8Array => {
+      const out = new Uint8Array(cpu.length + add.byteLength);
+      out.set(cpu);
+      out.set(new Uint8Array(add.buffer, add.byteOffset, add.byteLength), cpu.length);
+      return out;
+    };
+    const oldGeo = this.geoCpu;
+    this.geoCpu = grow(this.geoCpu, geo);
+    this.geo.append(geo, () => oldGeo);
+    if (color) {
+      const old = this.colorCpu;
+      this.colorCpu = grow(this.colorCpu, color);
+      this.color.append(color, () => old);
+    }
+    if (this.lw && lw) {
+      const old = this.lwCpu;
+      this.lwCpu = grow(this.lwCpu, lw);
+      this.lw.append(lw, () => old);
+    }
+    const oldFlags = this.flagsCpu;
+    const zeros = new Uint8Array(count);
+    this.flagsCpu = grow(this.flagsCpu, zeros);
+    this.flags.append(zeros, () => oldFlags);
+    this.count += count;
+    this.runs.push(...clipRuns(clip, start, count));
+    return start;
+  }
+
+  /** Sets or clears a flag bit on instances [start, start + count). */
+  flag(start: number, count: number, bit: number, on: boolean): void {
+    if (count <= 0) return;
+    const f = this.flagsCpu;
+    for (let i = start; i < start + count; i++) f[i] = on ? f[i]! | bit : f[i]! & ~bit;
+    this.flags.write(start, f.subarray(start, start + count));
+  }
+
+  /** Instances of entity `e` in a static batch: [start, count]. */
+  rangeOf(e: number): [number, number] {
+    const a = lowerBound(this.ent, e);
+    const b = lowerBound(this.ent, e + 1);
+    return [a, b - a];
+  }
+
+  dispose(): void {
+    this.geo.dispose();
+    this.color.dispose();
+    this.flags.dispose();
+    this.lw?.dispose();
+  }
+}
+
+function lowerBound(a: Uint32Array, v: number): number {
+  let lo = 0, hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (a[mid]! < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function clipRuns(clip: Int16Array | null, offset: number, count: number): [number, number, number][] {
+  if (!clip) return count ? [[offset, count, -1]] : [];
+  const runs: [number, number, number][] = [];
+  let s = 0;
+  for (let i = 1; i <= count; i++) {
+    if (i === count || clip[i] !== clip[s]) {
+      runs.push([offset + s, i - s, clip[s]!]);
+      s = i;
+    }
+  }
+  return runs;
+}
+
+interface DynRange {
+  kind: Kind;
+  start: number;
+  count: number;
+}
+
+interface ImageItem {
+  ent: string;
+  rec: ImageRec;
+  tex: WebGLTexture | null;
+  hidden: boolean;
+}
+
+export interface Viewer {
+  cx: number;
+  cy: number;
+  /** Device pixels per drawing unit. */
+  scale: number;
+  width: number;
+  height: number;
+  lineweights: boolean;
+  /** Device pixels per mm of paper (lineweights). */
+  pxPerMm: number;
+  select: [number, number, number, number];
+  hover: [number, number, number, number];
+}
+
+export class Scene {
+  readonly origin: [number, number];
+  readonly tolerance: number;
+  readonly background: number;
+  bounds: [number, number, number, number] | null;
+  readonly layers: string[];
+  private readonly handles: string[];
+  private handleIndex: Map<string, number> | null = null;
+  private readonly batches: Record<Kind, Batch>;
+  private readonly dyn: Record<Kind, Batch>;
+  private readonly dynRanges = new Map<string, DynRange[]>();
+  /** Static entities hidden because they changed or went away. */
+  private readonly gone = new Set<string>();
+  private readonly images: ImageItem[] = [];
+  private readonly clipBufs: { buf: WebGLBuffer; rings: [number, number][] }[] = [];
+  private flagged = new Map<string, number>();
+
+  constructor(private readonly gl: WebGL2RenderingContext, private readonly atlas: Atlas, readonly frame: DisplayFrame) {
+    this.origin = frame.origin;
+    this.tolerance = frame.tolerance;
+    this.background = frame.background;
+    this.bounds = frame.bounds;
+    this.layers = frame.layers;
+    this.handles = frame.handles;
+    const mk = (): Record<Kind, Batch> => ({ seg: new Batch(gl, 'seg'), tri: new Batch(gl, 'tri'), glyph: new Batch(gl, 'glyph') });
+    this.batches = mk();
+    this.dyn = mk();
+    this.batches.seg.load(frame.seg_xy, frame.seg_rgba, frame.seg_lw, frame.seg_ent, frame.seg_clip, frame.segments);
+    this.batches.tri.load(frame.tri_xy, frame.tri_rgba, null, frame.tri_ent, frame.tri_clip, frame.triangles);
+    const g = layoutTexts(frame.texts, atlas);
+    this.batches.glyph.load(g.inst, null, null, g.ent, textClips(frame.texts, g.ent), g.ent.length);
+    for (const img of frame.images) this.addImage(frame.handles[img.ent]!, img);
+    for (const c of frame.clips) {
+      // each ring as a triangle fan from its first point: drawn into the stencil with INVERT (even-odd)
+      const fans: number[] = [];
+      const rings: [number, number][] = [];
+      for (const r of c.rings) {
+        const n = r.length / 2;
+        if (n < 3) continue;
+        const start = fans.length / 2;
+        for (let i = 1; i + 1 < n; i++) fans.push(r[0]!, r[1]!, r[i * 2]!, r[i * 2 + 1]!, r[i * 2 + 2]!, r[i * 2 + 3]!);
+        rings.push([start, fans.length / 2 - start]);
+      }
+      const buf = gl.createBuffer()!;
+      gl.bindBuffer(gl.ARRAY_BUFFER, buf);
+      gl.bufferData(gl.ARRAY_BUFFER, new Float32Array(fans), gl.STATIC_DRAW);
+      this.clipBufs.push({ buf, rings });
+    }
+  }
+
+  get entityCount(): number {
+    return this.handles.length - this.gone.size + this.dynRanges.size;
+  }
+
+  private index(): Map<string, number> {
+    if (!this.handleIndex) {
+      this.handleIndex = new Map();
+      this.handles.forEach((h, i) => this.handleIndex!.set(h, i));
+    }
+    return this.handleIndex;
+  }
+
+  /** Every instance range of an entity, static and dynamic. */
+  private ranges(h: string): { batch: Batch; start: number; count: number }[] {
+    const out: { batch: Batch; start: number; count: number }[] = [];
+    const e = this.gone.has(h) ? undefined : this.index().get(h);
+    if (e !== undefined) {
+      for (const k of ['seg', 'tri', 'glyph'] as const) {
+        const [start, count] = this.batches[k].rangeOf(e);
+        if (count) out.push({ batch: this.batches[k], start, count });
+      }
+    }
+    for (const r of this.dynRanges.get(h) ?? []) out.push({ batch: this.dyn[r.kind], start: r.start, count: r.count });
+    return out;
+  }
+
+  has(h: string): boolean {
+    return (this.index().has(h) && !this.gone.has(h)) || this.dynRanges.has(h);
+  }
+
+  /** Hides an entity's geometry (it changed or was erased). */
+  remove(h: string): void {
+    for (const r of this.ranges(h)) r.batch.flag(r.start, r.count, FLAG_HIDDEN, true);
+    if (this.index().has(h)) this.gone.add(h);
+    this.dynRanges.delete(h);
+    for (const img of this.images) if (img.ent === h) img.hidden = true;
+    this.flagged.delete(h);
+  }
+
+  /** Adds the geometry of a partial display list (same origin) for its entities. */
+  add(part: DisplayFrame): void {
+    const byEnt = (ent: Uint32Array, kind: Kind, start: number): void => {
+      let s = 0;
+      for (let i = 1; i <= ent.length; i++) {
+        if (i === ent.length || ent[i] !== ent[s]) {
+          const h = part.handles[ent[s]!]!;
+          let list = this.dynRanges.get(h);
+          if (!list) this.dynRanges.set(h, (list = []));
+          list.push({ kind, start: start + s, count: i - s });
+          s = i;
+        }
+      }
+    };
+    if (part.segments) byEnt(part.seg_ent, 'seg', this.dyn.seg.append(part.seg_xy, part.seg_rgba, part.seg_lw, part.seg_clip, part.segments));
+    if (part.triangles) byEnt(part.tri_ent, 'tri', this.dyn.tri.append(part.tri_xy, part.tri_rgba, null, part.tri_clip, part.triangles));
+    if (part.texts.length) {
+      const g = layoutTexts(part.texts, this.atlas);
+      byEnt(g.ent, 'glyph', this.dyn.glyph.append(g.inst, null, null, textClips(part.texts, g.ent), g.ent.length));
+    }
+    for (const img of part.images) this.addImage(part.handles[img.ent]!, img);
+    if (part.bounds) {
+      const b = part.bounds;
+      this.bounds = this.bounds ? [Math.min(this.bounds[0], b[0]), Math.min(this.bounds[1], b[1]), Math.max(this.bounds[2], b[2]), Math.max(this.bounds[3], b[3])] : b;
+    }
+  }
+
+  /** Sets one flag bit (selection, hover) on exactly these entities. */
+  setFlag(bit: number, handles: Iterable<string>): void {
+    const want = new Set(handles);
+    for (const [h, bits] of this.flagged) {
+      if (bits & bit && !want.has(h)) {
+        for (const r of this.ranges(h)) r.batch.flag(r.start, r.count, bit, false);
+        this.flagged.set(h, bits & ~bit);
+      }
+    }
+    for (const h of want) {
+      const bits = this.flagged.get(h) ?? 0;
+      if (bits & bit) continue;
+      for (const r of this.ranges(h)) r.batch.flag(r.start, r.count, bit, true);
+      this.flagged.set(h, bits | bit);
+    }
+  }
+
+  private addImage(h: string, rec: ImageRec): void {
+    const item: ImageItem = { ent: h, rec, tex: null, hidden: false };
+    this.images.push(item);
+    if (!rec.data) return;
+    const blob = new Blob([rec.data as BlobPart], { type: rec.mime });
+    void createImageBitmap(blob).then((bmp) => {
+      const gl = this.gl;
+      const tex = gl.createTexture()!;
+      gl.bindTexture(gl.TEXTURE_2D, tex);
+      gl.texImage2D(gl.TEXTURE_2D, 0, gl.RGBA, gl.RGBA, gl.UNSIGNED_BYTE, bmp);
+      gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.LINEAR);
+      gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_S, gl.CLAMP_TO_EDGE);
+      gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_T, gl.CLAMP_TO_EDGE);
+      item.tex = tex;
+      this.onImage?.();
+    }).catch(() => undefined);
+  }
+
+  /** Called when an image finished decoding (the view redraws). */
+  onImage: (() => void) | null = null;
+
+  dispose(): void {
+    for (const b of [...Object.values(this.batches), ...Object.values(this.dyn)]) b.dispose();
+    for (const c of this.clipBufs) this.gl.deleteBuffer(c.buf);
+    for (const i of this.images) if (i.tex) this.gl.deleteTexture(i.tex);
+  }
+
+  // ---- drawing --------------------------------------------------------------------------------
+
+  draw(p: Programs, v: Viewer, atlasTex: WebGLTexture, metricsTex: WebGLTexture, quad: WebGLBuffer): void {
+    const gl = this.gl;
+    const uniforms = (prog: Programs[keyof Programs]): void => {
+      gl.useProgram(prog.prog);
+      gl.uniform2f(prog.uni.u_center!, v.cx - this.origin[0], v.cy - this.origin[1]);
+      gl.uniform2f(prog.uni.u_scale!, (2 * v.scale) / v.width, (2 * v.scale) / v.height);
+      gl.uniform2f(prog.uni.u_px!, 2 / v.width, 2 / v.height);
+      gl.uniform4fv(prog.uni.u_select!, v.select);
+      gl.uniform4fv(prog.uni.u_hover!, v.hover);
+    };
+    // fills
+    uniforms(p.tri);
+    for (const b of [this.batches.tri, this.dyn.tri]) this.runs(b, p, v, (start, count) => {
+      attr(gl, p.tri.loc.a_p01!, b.geo.buf, 4, gl.FLOAT, false, 24, start * 24);
+      attr(gl, p.tri.loc.a_p2!, b.geo.buf, 2, gl.FLOAT, false, 24, start * 24 + 16);
+      attr(gl, p.tri.loc.a_color!, b.color.buf, 4, gl.UNSIGNED_BYTE, true, 4, start * 4);
+      attr(gl, p.tri.loc.a_flag!, b.flags.buf, 1, gl.UNSIGNED_BYTE, false, 1, start);
+      gl.drawArraysInstanced(gl.TRIANGLES, 0, 3, count);
+    });
+    // images
+    if (this.images.length) {
+      uniforms(p.image);
+      gl.bindBuffer(gl.ARRAY_BUFFER, quad);
+      gl.enableVertexAttribArray(p.image.loc.a_corner!);
+      gl.vertexAttribPointer(p.image.loc.a_corner!, 2, gl.FLOAT, false, 0, 0);
+      gl.vertexAttribDivisor(p.image.loc.a_corner!, 0);
+      for (const img of this.images) {
+        if (img.hidden || !img.tex) continue;
+        const [a, b, c, d, e, f] = img.rec.matrix;
+        gl.uniformMatrix3fv(p.image.uni.u_m!, false, [a, b, 0, c, d, 0, e, f, 1]);
+        gl.uniform2f(p.image.uni.u_size!, img.rec.px_width, img.rec.px_height);
+        gl.activeTexture(gl.TEXTURE0);
+        gl.bindTexture(gl.TEXTURE_2D, img.tex);
+        gl.uniform1i(p.image.uni.u_tex!, 0);
+        gl.drawArrays(gl.TRIANGLE_STRIP, 0, 4);
+      }
+      gl.disableVertexAttribArray(p.image.loc.a_corner!);
+    }
+    // lines: hairlines, then (with lineweights shown) quads over them
+    uniforms(p.seg);
+    gl.uniform1f(p.seg.uni.u_lwpx!, (v.pxPerMm / 100));
+    for (const quads of v.lineweights ? [false, true] : [false]) {
+      gl.uniform1f(p.seg.uni.u_quads!, quads ? 1 : 0);
+      for (const b of [this.batches.seg, this.dyn.seg]) this.runs(b, p, v, (start, count) => {
+        attr(gl, p.seg.loc.a_seg!, b.geo.buf, 4, gl.FLOAT, false, 16, start * 16);
+        attr(gl, p.seg.loc.a_color!, b.color.buf, 4, gl.UNSIGNED_BYTE, true, 4, start * 4);
+        attr(gl, p.seg.loc.a_flag!, b.flags.buf, 1, gl.UNSIGNED_BYTE, false, 1, start);
+        attr(gl, p.seg.loc.a_lw!, b.lw!.buf, 1, gl.UNSIGNED_BYTE, false, 1, start);
+        if (quads) gl.drawArraysInstanced(gl.TRIANGLE_STRIP, 0, 4, count);
+        else gl.drawArraysInstanced(gl.LINES, 0, 2, count);
+      });
+    }
+    // text
+    uniforms(p.glyph);
+    gl.activeTexture(gl.TEXTURE0);
+    gl.bindTexture(gl.TEXTURE_2D, metricsTex);
+    gl.uniform1i(p.glyph.uni.u_metrics!, 0);
+    gl.activeTexture(gl.TEXTURE1);
+    gl.bindTexture(gl.TEXTURE_2D, atlasTex);
+    gl.uniform1i(p.glyph.uni.u_atlas!, 1);
+    gl.uniform1f(p.glyph.uni.u_minpx!, 1.5);
+    gl.enable(gl.BLEND);
+    gl.blendFunc(gl.SRC_ALPHA, gl.ONE_MINUS_SRC_ALPHA);
+    for (const b of [this.batches.glyph, this.dyn.glyph]) this.runs(b, p, v, (start, count) => {
+      const s = STRIDE.glyph;
+      attr(gl, p.glyph.loc.a_org!, b.geo.buf, 2, gl.FLOAT, false, s, start * s);
+      attr(gl, p.glyph.loc.a_axes!, b.geo.buf, 4, gl.FLOAT, false, s, start * s + 8);
+      attr(gl, p.glyph.loc.a_glyph!, b.geo.buf, 1, gl.FLOAT, false, s, start * s + 24);
+      attr(gl, p.glyph.loc.a_color!, b.geo.buf, 4, gl.UNSIGNED_BYTE, true, s, start * s + 28);
+      attr(gl, p.glyph.loc.a_flag!, b.flags.buf, 1, gl.UNSIGNED_BYTE, false, 1, start);
+      gl.drawArraysInstanced(gl.TRIANGLE_STRIP, 0, 4, count);
+    });
+    gl.disable(gl.BLEND);
+    gl.activeTexture(gl.TEXTURE0);
+    for (let i = 0; i < 8; i++) gl.disableVertexAttribArray(i);
+  }
+
+  /** Calls draw for each run of instances, with the stencil set to the run's clip region. */
+  private runs(b: Batch, p: Programs, v: Viewer, draw: (start: number, count: number) => void): void {
+    if (!b.count) return;
+    const gl = this.gl;
+    let active = -1;
+    for (const [start, count, clip] of b.runs) {
+      if (clip !== active) {
+        if (clip >= 0 && this.clipBufs[clip]) this.stencil(clip, p, v);
+        else gl.disable(gl.STENCIL_TEST);
+        active = clip;
+      }
+      draw(start, count);
+    }
+    gl.disable(gl.STENCIL_TEST);
+  }
+
+  private stencil(clip: number, p: Programs, v: Viewer): void {
+    const gl = this.gl;
+    const c = this.clipBufs[clip]!;
+    const current = gl.getParameter(gl.CURRENT_PROGRAM) as WebGLProgram;
+    gl.enable(gl.STENCIL_TEST);
+    gl.clear(gl.STENCIL_BUFFER_BIT);
+    gl.colorMask(false, false, false, false);
+    gl.stencilFunc(gl.ALWAYS, 0, 0xff);
+    gl.stencilOp(gl.KEEP, gl.KEEP, gl.INVERT);
+    gl.useProgram(p.stencil.prog);
+    gl.uniform2f(p.stencil.uni.u_center!, v.cx - this.origin[0], v.cy - this.origin[1]);
+    gl.uniform2f(p.stencil.uni.u_scale!, (2 * v.scale) / v.width, (2 * v.scale) / v.height);
+    attr(gl, p.stencil.loc.a_pos!, c.buf, 2, gl.FLOAT, false, 0, 0, 0);
+    for (const [start, count] of c.rings) gl.drawArrays(gl.TRIANGLES, start, count);
+    gl.disableVertexAttribArray(p.stencil.loc.a_pos!);
+    gl.colorMask(true, true, true, true);
+    gl.stencilFunc(gl.NOTEQUAL, 0, 0xff);
+    gl.stencilOp(gl.KEEP, gl.KEEP, gl.KEEP);
+    gl.useProgram(current);
+  }
+}
+
+/** Clip index per glyph instance (from its text), or null when no text is clipped. */
+function textClips(texts: TextRec[], ent: Uint32Array): Int16Array | null {
+  if (!texts.some((t) => t.clip >= 0)) return null;
+  const out = new Int16Array(ent.length);
+  let k = 0;
+  for (const t of texts) for (let i = 0; i < [...t.text].length; i++) out[k++] = t.clip;
+  return out;
+}

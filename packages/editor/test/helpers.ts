@@ -1,0 +1,96 @@
+// The graphical mode under test: the real `linework --http 0 <file>` process, its editor page in
+// Debian's headless Chromium (WebGL2 through SwiftShader) driven by playwright-core with real
+// mouse and keyboard events, and helpers to aim at drawing coordinates.
+import { existsSync } from 'node:fs';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { client, startHttpProcess, type HttpServerProcess } from '../../server/test/helpers.js';
+
+export const CHROMIUM = process.env.LINEWORK_CHROMIUM ?? '/usr/bin/chromium';
+export const hasChromium = existsSync(CHROMIUM);
+
+export interface EditorServer extends HttpServerProcess {
+  editorUrl: string;
+  editorPort: number;
+  api: ReturnType<typeof client>;
+}
+
+export async function startEditor(args: string[], env: Record<string, string> = {}): Promise<EditorServer> {
+  const s = await startHttpProcess(args, env);
+  const m = await s.proc.waitStderr(/^editor: (http:\/\/127\.0\.0\.1:(\d+)\/#token=\S+)$/m);
+  return { ...s, editorUrl: m[1]!, editorPort: Number(m[2]), api: client(s.port, s.token) };
+}
+
+export async function launch(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless=new', '--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'],
+  });
+}
+
+export interface EditorPage {
+  page: Page;
+  /** Requests the page made to anything but its own port. */
+  foreign: string[];
+  errors: string[];
+}
+
+export async function openEditor(browser: Browser, url: string, size = { width: 1200, height: 800 }): Promise<EditorPage> {
+  const page = await browser.newPage({ viewport: size });
+  const origin = new URL(url).origin;
+  const foreign: string[] = [];
+  const errors: string[] = [];
+  page.on('request', (r) => {
+    if (!r.url().startsWith(origin)) foreign.push(r.url());
+  });
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(url);
+  await page.waitForFunction(() => (globalThis as any).linework?.ready === true, null, { timeout: 30_000 });
+  await settle(page);
+  return { page, foreign, errors };
+}
+
+/** Waits until the page has drawn and nothing is pending (a few frames without a change). */
+export async function settle(page: Page): Promise<void> {
+  await page.waitForTimeout(150);
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+}
+
+/** Page coordinates (CSS px) of a drawing point. */
+export async function at(page: Page, x: number, y: number): Promise<[number, number]> {
+  return page.evaluate(([wx, wy]) => {
+    const lw = (globalThis as any).linework;
+    const [sx, sy] = lw.toScreen(wx, wy) as [number, number];
+    const r = document.getElementById('gl')!.getBoundingClientRect();
+    return [r.left + sx, r.top + sy] as [number, number];
+  }, [x, y] as const);
+}
+
+export async function click(page: Page, x: number, y: number, opts: { shift?: boolean } = {}): Promise<void> {
+  const [px, py] = await at(page, x, y);
+  await page.mouse.move(px, py);
+  if (opts.shift) await page.keyboard.down('Shift');
+  await page.mouse.down();
+  await page.mouse.up();
+  if (opts.shift) await page.keyboard.up('Shift');
+}
+
+/** A press-drag-release from one drawing point to another (a selection window or crossing). */
+export async function drag(page: Page, from: [number, number], to: [number, number]): Promise<void> {
+  const [ax, ay] = await at(page, from[0], from[1]);
+  const [bx, by] = await at(page, to[0], to[1]);
+  await page.mouse.move(ax, ay);
+  await page.mouse.down();
+  await page.mouse.move((ax + bx) / 2, (ay + by) / 2, { steps: 4 });
+  await page.mouse.move(bx, by, { steps: 4 });
+  await page.mouse.up();
+}
+
+export async function waitFor<T>(f: () => Promise<T>, ok: (v: T) => boolean, ms = 10_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await f();
+    if (ok(v)) return v;
+    if (Date.now() > end) throw new Error(`condition not met in ${ms} ms; last value: ${JSON.stringify(v)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
