@@ -8,7 +8,9 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodePng, type DecodedPng } from '../../engine/test/render-helpers.js';
 import { request } from '../../server/test/helpers.js';
-import { at, click, drag, hasChromium, launch, openEditor, settle, startEditor, waitFor, type EditorServer } from './helpers.js';
+import { writeFileSync } from 'node:fs';
+import { Resvg } from '@resvg/resvg-js';
+import { at, click, drag, hasChromium, inkCovered, inkMask, launch, openEditor, settle, startEditor, waitFor, type EditorServer } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'lw-editor-'));
 let s: EditorServer;
@@ -39,6 +41,34 @@ async function inkNear(img: DecodedPng, x: number, y: number, r = 2): Promise<bo
     }
   }
   return false;
+}
+
+/**
+ * Compares the editor's screen (light background) with the server's PNG preview of exactly the
+ * area on screen: the ink of each must lie within 2 px of the other's.
+ */
+async function compareWithPlot(p: Page, api: EditorServer['api']): Promise<{ screen: number; plot: number; inkPx: number }> {
+  const box = (await p.locator('#gl').boundingBox())!;
+  const v = await p.evaluate(() => {
+    const view = (globalThis as any).linework.app.view;
+    return { cx: view.cx as number, cy: view.cy as number, scale: view.scale as number };
+  });
+  const W = Math.round(box.width), Hh = Math.round(box.height);
+  // the preview leaves a 2 % margin: ask for the area that lands exactly where the screen shows it
+  const m = Math.min(W, Hh) * 0.02;
+  const pw = (W - 2 * m) / v.scale, ph = (Hh - 2 * m) / v.scale;
+  const pr = await api.post('/api/v1/preview', { width: W, height: Hh, area: [v.cx - pw / 2, v.cy - ph / 2, v.cx + pw / 2, v.cy + ph / 2] });
+  expect(pr.status, pr.text).toBe(200);
+  const plot = decodePng(Buffer.from(pr.json.result.data, 'base64'));
+  const screen = decodePng(await p.screenshot({ clip: { x: box.x, y: box.y, width: W, height: Hh } }));
+  if (process.env.LINEWORK_EDITOR_SHOTS) {
+    writeFileSync(join(process.env.LINEWORK_EDITOR_SHOTS, `screen-${W}.png`), await p.screenshot({ clip: { x: box.x, y: box.y, width: W, height: Hh } }));
+    writeFileSync(join(process.env.LINEWORK_EDITOR_SHOTS, `plot-${W}.png`), Buffer.from(pr.json.result.data, 'base64'));
+  }
+  const a = inkMask(screen), b = inkMask(plot);
+  let inkPx = 0;
+  for (const x of a) inkPx += x;
+  return { screen: inkCovered(a, b, W, Hh), plot: inkCovered(b, a, W, Hh), inkPx };
 }
 
 async function prompt(): Promise<string | null> {
@@ -262,6 +292,28 @@ describe.skipIf(!hasChromium)('the graphical editor', () => {
     await page.keyboard.press('Escape');
   });
 
+  it('draws embedded images (inside the workspace) and matches the PNG plot of the same view on a light background', async () => {
+    const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><rect width="8" height="8" fill="#ff0000"/></svg>';
+    writeFileSync(join(dir, 'red.png'), new Resvg(svg).render().asPng());
+    const v0 = await version();
+    expect((await s.api.post('/api/v1/images', { path: 'red.png', insert: [30, 5], width: 8 })).status).toBe(201);
+    await waitFor(editorVersion, (v) => v >= v0 + 1);
+    await page.locator('#t-bg').click();
+    await waitFor(() => page.evaluate(() => (globalThis as any).linework.app.view.scene?.background as number), (bg) => bg === 0xffffff);
+    await settle(page);
+    const img = await screenshot();
+    const box = (await page.locator('#gl').boundingBox())!;
+    const [px, py] = await at(page, 34, 9);
+    const c = img.at(px - box.x, py - box.y);
+    expect(c[0]).toBeGreaterThan(200);
+    expect(c[1]).toBeLessThan(60);
+    const r = await compareWithPlot(page, s.api);
+    expect(r.inkPx).toBeGreaterThan(500);
+    expect(r.screen).toBeGreaterThan(0.9);
+    expect(r.plot).toBeGreaterThan(0.9);
+    await page.locator('#t-bg').click();
+  });
+
   it('shows several drawings as tabs; activate from a client switches them', async () => {
     const made = await s.api.post('/api/v1/documents', {});
     const id = made.json.document_id as number;
@@ -271,4 +323,29 @@ describe.skipIf(!hasChromium)('the graphical editor', () => {
     expect((await s.api.post('/api/v1/activate', { document_id: first })).status).toBe(200);
     await waitFor(() => page.locator(`#doc-tabs button[data-document="${first}"]`).getAttribute('aria-selected'), (v) => v === 'true');
   });
+});
+
+const corpus = process.env.LINEWORK_DXF_CORPUS;
+
+describe.skipIf(!hasChromium || !corpus)('a corpus drawing in the editor', () => {
+  it('matches the PNG plot of the same view', async () => {
+    const file = join(corpus!, 'librecad__dim_sample.dxf');
+    const own = mkdtempSync(join(tmpdir(), 'lw-editor-corpus-'));
+    const c = await startEditor(['--root', own, file], { LINEWORK_ROOT: '' });
+    const b = await launch();
+    try {
+      const { page: p } = await openEditor(b, c.editorUrl);
+      await p.locator('#t-bg').click();
+      await waitFor(() => p.evaluate(() => (globalThis as any).linework.app.view.scene?.background as number), (bg) => bg === 0xffffff);
+      await settle(p);
+      const r = await compareWithPlot(p, c.api);
+      expect(r.inkPx).toBeGreaterThan(2000);
+      expect(r.screen).toBeGreaterThan(0.9);
+      expect(r.plot).toBeGreaterThan(0.9);
+    } finally {
+      await b.close();
+      await c.proc.stop();
+      rmSync(own, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

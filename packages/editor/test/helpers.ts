@@ -94,3 +94,38 @@ export async function waitFor<T>(f: () => Promise<T>, ok: (v: T) => boolean, ms 
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/** The ink (dark on white) of an image as a mask, and how well two masks agree within `r` pixels. */
+export function inkMask(img: { width: number; height: number; data: Uint8Array }, threshold = 200): Uint8Array {
+  const m = new Uint8Array(img.width * img.height);
+  for (let i = 0; i < m.length; i++) {
+    const o = i * 4;
+    m[i] = Math.min(img.data[o]!, img.data[o + 1]!, img.data[o + 2]!) < threshold ? 1 : 0;
+  }
+  return m;
+}
+
+/** Fraction of the ink of `a` that has ink of `b` within `r` pixels (1 when `a` has none). */
+export function inkCovered(a: Uint8Array, b: Uint8Array, w: number, h: number, r = 2): number {
+  let n = 0, hit = 0;
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      if (!a[y * w + x]) continue;
+      n++;
+      let found = false;
+      for (let dy = -r; dy <= r && !found; dy++) {
+        const yy = y + dy;
+        if (yy < 0 || yy >= h) continue;
+        for (let dx = -r; dx <= r; dx++) {
+          const xx = x + dx;
+          if (xx >= 0 && xx < w && b[yy * w + xx]) {
+            found = true;
+            break;
+          }
+        }
+      }
+      if (found) hit++;
+    }
+  }
+  return n ? hit / n : 1;
+}
