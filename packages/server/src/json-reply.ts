@@ -26,8 +26,16 @@ export interface EncodedJson {
 
 const isPlain = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v) && typeof (v as { toJSON?: unknown }).toJSON !== 'function';
 
+/** A small array or an object that holds typed arrays one level down (walked, so they become base64). */
+function holdsBinary(v: unknown): boolean {
+  const direct = (o: unknown): boolean => isPlain(o) && Object.values(o).some((y) => ArrayBuffer.isView(y));
+  if (Array.isArray(v)) return v.length <= 64 && v.some(direct);
+  return direct(v);
+}
+
 /**
- * `JSON.stringify(value)` as Buffer chunks. Arrays (and the objects holding them, near the top)
+ * `JSON.stringify(value)` as Buffer chunks, except that typed arrays and Buffers become base64
+ * strings. Arrays (and the objects holding them, near the top)
  * are walked so no single string grows with the answer; everything else is encoded natively.
  * Throws ReplyTooLarge past `cap` bytes.
  */
@@ -58,7 +66,12 @@ export function encodeJson(value: unknown, cap = MAX_REPLY_BYTES): EncodedJson {
     }
   };
   const walk = (v: unknown, depth: number): void => {
-    if (Array.isArray(v) && v.length > 16) {
+    if (ArrayBuffer.isView(v)) {
+      // binary values (a display list's typed arrays) travel as base64 strings
+      push(`"${Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64')}"`);
+      return;
+    }
+    if (Array.isArray(v) && (v.length > 16 || holdsBinary(v))) {
       push('[');
       for (let i = 0; i < v.length; i++) {
         if (i) push(',');
@@ -69,7 +82,7 @@ export function encodeJson(value: unknown, cap = MAX_REPLY_BYTES): EncodedJson {
       push(']');
       return;
     }
-    if (isPlain(v) && depth < 3) {
+    if (isPlain(v) && (depth < 3 || holdsBinary(v))) {
       push('{');
       let first = true;
       for (const k of Object.keys(v)) {

@@ -174,3 +174,14 @@ describe('the real server under abuse', () => {
     expect(max[1] / 1.1e99).toBeCloseTo(1, 12);
   });
 });
+
+describe('binary values in JSON answers', () => {
+  it('travel as base64 strings: fields of the answer and of the records of its lists', () => {
+    const bytes = new Uint8Array([1, 2, 250]);
+    const v = { xs: new Float32Array([1.5, -2]), images: [{ ent: 0, data: bytes }], deep: { a: { c: [{ d: Buffer.from('hi') }] } } };
+    const back = JSON.parse(Buffer.concat(encodeJson(v).chunks).toString());
+    expect(Buffer.from(back.xs, 'base64')).toEqual(Buffer.from(v.xs.buffer));
+    expect(back.images[0]).toEqual({ ent: 0, data: Buffer.from(bytes).toString('base64') });
+    expect(back.deep.a.c[0].d).toBe(Buffer.from('hi').toString('base64'));
+  });
+});

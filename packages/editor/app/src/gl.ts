@@ -1,7 +1,6 @@
-// WebGL2 drawing of a scene: every segment and triangle of the display list is one instance of a
-// tiny mesh (2 vertices for a hairline, 4 for a lineweight quad, 3 for a triangle), so the
-// display list's typed arrays are uploaded as they arrive, without a copy per vertex. A per-
-// instance flag byte hides (deleted or replaced entities), selects and hovers, so a change to one
+// WebGL2 drawing of a scene: the display list's segment and triangle arrays are vertex arrays as
+// they arrive (their positions are uploaded without a copy); colours and a flag byte are per
+// vertex. The flag hides (deleted or replaced entities), selects and hovers, so a change to one
 // entity touches a few bytes on the GPU, never the rest.
 
 export const FLAG_SELECTED = 1;
@@ -25,28 +24,37 @@ bool hidden(float flag) { return (int(flag + 0.5) & 4) != 0; }
 vec2 toClip(vec2 p) { return (p - u_center) * u_scale; }
 `;
 
+// Hairlines: GL_LINES over the display list's segment array as it is (x0 y0 x1 y1 per segment is
+// two vertices). SwiftShader draws instanced meshes one instance at a time, so the common path
+// uses plain vertex arrays; instancing is kept for lineweight quads only.
 const SEG_VS = `${COMMON}
+in vec2 a_pos;
+in vec4 a_color;
+in float a_flag;
+out vec4 v_color;
+void main() {
+  v_color = tint(a_color, a_flag);
+  gl_Position = hidden(a_flag) ? vec4(2.0, 2.0, 2.0, 1.0) : vec4(toClip(a_pos), 0.0, 1.0);
+}`;
+
+// Lineweights (LWT on): one quad per segment, instanced, reading the same arrays.
+const QUAD_VS = `${COMMON}
 in vec4 a_seg;     // x0 y0 x1 y1
 in vec4 a_color;
 in float a_flag;
 in float a_lw;     // lineweight in 0.01 mm (0: hairline)
-uniform float u_quads; // 1: this pass draws lineweight quads (4 vertices per segment)
 uniform float u_lwpx;  // device pixels per 0.01 mm of lineweight
 out vec4 v_color;
 void main() {
   v_color = tint(a_color, a_flag);
-  if (hidden(a_flag)) { gl_Position = vec4(2.0, 2.0, 2.0, 1.0); return; }
+  if (hidden(a_flag) || a_lw * u_lwpx < 1.5) { gl_Position = vec4(2.0, 2.0, 2.0, 1.0); return; }
   vec2 a = toClip(a_seg.xy);
   vec2 b = toClip(a_seg.zw);
-  if (u_quads < 0.5) {
-    gl_Position = vec4(gl_VertexID == 0 ? a : b, 0.0, 1.0);
-    return;
-  }
   vec2 d = (b - a) / u_px;
   float len = length(d);
   vec2 n = len > 0.0 ? vec2(-d.y, d.x) / len : vec2(0.0, 1.0);
   vec2 t = len > 0.0 ? d / len : vec2(1.0, 0.0);
-  float h = max(a_lw * u_lwpx, 1.0) * 0.5;
+  float h = a_lw * u_lwpx * 0.5;
   int k = gl_VertexID;
   vec2 base = (k == 0 || k == 2) ? a : b;
   vec2 off = (n * ((k < 2) ? h : -h) + t * ((k == 0 || k == 2) ? -h : h)) * u_px;
@@ -54,16 +62,13 @@ void main() {
 }`;
 
 const TRI_VS = `${COMMON}
-in vec4 a_p01;
-in vec2 a_p2;
+in vec2 a_pos;
 in vec4 a_color;
 in float a_flag;
 out vec4 v_color;
 void main() {
   v_color = tint(a_color, a_flag);
-  if (hidden(a_flag)) { gl_Position = vec4(2.0, 2.0, 2.0, 1.0); return; }
-  vec2 p = gl_VertexID == 0 ? a_p01.xy : gl_VertexID == 1 ? a_p01.zw : a_p2;
-  gl_Position = vec4(toClip(p), 0.0, 1.0);
+  gl_Position = hidden(a_flag) ? vec4(2.0, 2.0, 2.0, 1.0) : vec4(toClip(a_pos), 0.0, 1.0);
 }`;
 
 const FLAT_FS = `#version 300 es
@@ -72,28 +77,23 @@ in vec4 v_color;
 out vec4 o;
 void main() { o = v_color; }`;
 
+// Text: two triangles per character, corners already in drawing units; a character smaller than
+// u_minpx on screen collapses (unreadable anyway).
 const GLYPH_VS = `${COMMON}
-in vec2 a_org;     // glyph origin on the baseline, drawing units
-in vec4 a_axes;    // x axis (one em along the baseline), y axis (one em up)
-in float a_glyph;
+in vec2 a_pos;
+in vec2 a_uv;
+in float a_em;     // the character's em size in drawing units
 in vec4 a_color;
 in float a_flag;
-uniform sampler2D u_metrics; // per glyph: texel 0 = uv rect, texel 1 = box in em (x, y, w, h)
 uniform float u_minpx;
 out vec4 v_color;
 out vec2 v_uv;
 void main() {
   v_color = tint(a_color, a_flag);
-  int g = int(a_glyph + 0.5);
-  vec4 uv = texelFetch(u_metrics, ivec2(0, g), 0);
-  vec4 box = texelFetch(u_metrics, ivec2(1, g), 0);
-  float emPx = length(a_axes.zw * u_scale / u_px);
-  if (hidden(a_flag) || emPx < u_minpx || box.z <= 0.0) { gl_Position = vec4(2.0, 2.0, 2.0, 1.0); return; }
-  vec2 c = vec2(gl_VertexID & 1, gl_VertexID >> 1);
-  vec2 local = box.xy + c * box.zw;
-  vec2 p = a_org + a_axes.xy * local.x + a_axes.zw * local.y;
-  gl_Position = vec4(toClip(p), 0.0, 1.0);
-  v_uv = mix(uv.xy, uv.zw, vec2(c.x, 1.0 - c.y));
+  float emPx = a_em * u_scale.y / u_px.y;
+  if (hidden(a_flag) || emPx < u_minpx) { gl_Position = vec4(2.0, 2.0, 2.0, 1.0); return; }
+  gl_Position = vec4(toClip(a_pos), 0.0, 1.0);
+  v_uv = a_uv;
 }`;
 
 const GLYPH_FS = `#version 300 es
@@ -163,6 +163,7 @@ function compile(gl: WebGL2RenderingContext, vs: string, fs: string, attrs: stri
 
 export interface Programs {
   seg: Program;
+  quad: Program;
   tri: Program;
   glyph: Program;
   image: Program;
@@ -171,9 +172,10 @@ export interface Programs {
 
 export function programs(gl: WebGL2RenderingContext): Programs {
   return {
-    seg: compile(gl, SEG_VS, FLAT_FS, ['a_seg', 'a_color', 'a_flag', 'a_lw'], ['u_quads', 'u_lwpx']),
-    tri: compile(gl, TRI_VS, FLAT_FS, ['a_p01', 'a_p2', 'a_color', 'a_flag'], []),
-    glyph: compile(gl, GLYPH_VS, GLYPH_FS, ['a_org', 'a_axes', 'a_glyph', 'a_color', 'a_flag'], ['u_metrics', 'u_atlas', 'u_minpx']),
+    seg: compile(gl, SEG_VS, FLAT_FS, ['a_pos', 'a_color', 'a_flag'], []),
+    quad: compile(gl, QUAD_VS, FLAT_FS, ['a_seg', 'a_color', 'a_flag', 'a_lw'], ['u_lwpx']),
+    tri: compile(gl, TRI_VS, FLAT_FS, ['a_pos', 'a_color', 'a_flag'], []),
+    glyph: compile(gl, GLYPH_VS, GLYPH_FS, ['a_pos', 'a_uv', 'a_em', 'a_color', 'a_flag'], ['u_atlas', 'u_minpx']),
     image: compile(gl, IMAGE_VS, IMAGE_FS, ['a_corner'], ['u_m', 'u_size', 'u_tex']),
     stencil: compile(gl, STENCIL_VS, STENCIL_FS, ['a_pos'], []),
   };

@@ -64,7 +64,8 @@ async function main(): Promise<void> {
     frameSync: () => {
       const t0 = performance.now();
       app.view.render();
-      app.view.gl.finish();
+      // readPixels waits for the frame (Chromium's finish() does not)
+      app.view.gl.readPixels(0, 0, 1, 1, app.view.gl.RGBA, app.view.gl.UNSIGNED_BYTE, new Uint8Array(4));
       return performance.now() - t0;
     },
   };

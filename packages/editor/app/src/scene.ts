@@ -8,44 +8,59 @@ import type { DisplayFrame, ImageRec, TextRec } from './frame.js';
 import { type Atlas, GLYPH_FLOATS, layoutTexts } from './text.js';
 
 type Kind = 'seg' | 'tri' | 'glyph';
-const STRIDE: Record<Kind, number> = { seg: 16, tri: 24, glyph: GLYPH_FLOATS * 4 };
+/** Vertices per element: a segment has 2, a triangle 3, a character 6. */
+const VERTS: Record<Kind, number> = { seg: 2, tri: 3, glyph: 6 };
 
-/** Instances of one kind: geometry (+ colour), a flag byte and, for segments, a lineweight byte. */
+/**
+ * Elements of one kind as vertex arrays: positions (glyphs: position, uv, em, colour interleaved),
+ * a colour and a flag per vertex, and per segment its lineweight (for LWT quads). Element ranges
+ * are what entities own; a range's vertices are [start * k, (start + count) * k).
+ */
 class Batch {
   readonly geo: GrowBuffer;
   readonly color: GrowBuffer;
   readonly flags: GrowBuffer;
   readonly lw: GrowBuffer | null;
+  /** Elements (segments, triangles, characters). */
   count = 0;
   /** CPU copies (dynamic batches keep all, for regrowth; static batches only the flags). */
   geoCpu: Uint8Array = new Uint8Array(0);
   colorCpu: Uint8Array = new Uint8Array(0);
   lwCpu: Uint8Array = new Uint8Array(0);
   flagsCpu: Uint8Array = new Uint8Array(0);
-  /** Entity index per instance (static batches: sorted, for binary search). */
+  /** Entity index per element (static batches: sorted, for binary search). */
   ent: Uint32Array = new Uint32Array(0);
-  /** Clip index per instance run: [start, count, clip]. */
+  /** Clip index per element run: [start, count, clip]. */
   runs: [number, number, number][] = [];
+  readonly k: number;
 
-  constructor(private readonly gl: WebGL2RenderingContext, readonly kind: Kind) {
+  constructor(gl: WebGL2RenderingContext, readonly kind: Kind) {
+    this.k = VERTS[kind];
     this.geo = new GrowBuffer(gl);
     this.color = new GrowBuffer(gl);
     this.flags = new GrowBuffer(gl);
     this.lw = kind === 'seg' ? new GrowBuffer(gl) : null;
   }
 
-  load(geo: ArrayBufferView, color: Uint32Array | null, lw: Uint8Array | null, ent: Uint32Array, clip: Int16Array | null, count: number): void {
+  /** One colour per element made one per vertex. */
+  private perVertex(rgba: Uint32Array): Uint32Array {
+    const out = new Uint32Array(rgba.length * this.k);
+    for (let i = 0, o = 0; i < rgba.length; i++) for (let j = 0; j < this.k; j++) out[o++] = rgba[i]!;
+    return out;
+  }
+
+  load(geo: ArrayBufferView, rgba: Uint32Array | null, lw: Uint8Array | null, ent: Uint32Array, clip: Int16Array | null, count: number): void {
     this.count = count;
     this.geo.set(geo);
-    if (color) this.color.set(color);
+    if (rgba) this.color.set(this.perVertex(rgba));
     if (this.lw && lw) this.lw.set(lw);
-    this.flagsCpu = new Uint8Array(count);
+    this.flagsCpu = new Uint8Array(count * this.k);
     this.flags.set(this.flagsCpu);
     this.ent = ent.slice();
     this.runs = clipRuns(clip, 0, count);
   }
 
-  append(geo: ArrayBufferView, color: Uint32Array | null, lw: Uint8Array | null, clip: Int16Array | null, count: number): number {
+  append(geo: ArrayBufferView, rgba: Uint32Array | null, lw: Uint8Array | null, clip: Int16Array | null, count: number): number {
     const start = this.count;
     const grow = (cpu: Uint8Array, add: ArrayBufferView): Uint8Array => {
       const out = new Uint8Array(cpu.length + add.byteLength);
@@ -56,10 +71,11 @@ class Batch {
     const oldGeo = this.geoCpu;
     this.geoCpu = grow(this.geoCpu, geo);
     this.geo.append(geo, () => oldGeo);
-    if (color) {
+    if (rgba) {
+      const v = this.perVertex(rgba);
       const old = this.colorCpu;
-      this.colorCpu = grow(this.colorCpu, color);
-      this.color.append(color, () => old);
+      this.colorCpu = grow(this.colorCpu, v);
+      this.color.append(v, () => old);
     }
     if (this.lw && lw) {
       const old = this.lwCpu;
@@ -67,7 +83,7 @@ class Batch {
       this.lw.append(lw, () => old);
     }
     const oldFlags = this.flagsCpu;
-    const zeros = new Uint8Array(count);
+    const zeros = new Uint8Array(count * this.k);
     this.flagsCpu = grow(this.flagsCpu, zeros);
     this.flags.append(zeros, () => oldFlags);
     this.count += count;
@@ -75,15 +91,16 @@ class Batch {
     return start;
   }
 
-  /** Sets or clears a flag bit on instances [start, start + count). */
+  /** Sets or clears a flag bit on elements [start, start + count). */
   flag(start: number, count: number, bit: number, on: boolean): void {
     if (count <= 0) return;
     const f = this.flagsCpu;
-    for (let i = start; i < start + count; i++) f[i] = on ? f[i]! | bit : f[i]! & ~bit;
-    this.flags.write(start, f.subarray(start, start + count));
+    const a = start * this.k, b = (start + count) * this.k;
+    for (let i = a; i < b; i++) f[i] = on ? f[i]! | bit : f[i]! & ~bit;
+    this.flags.write(a, f.subarray(a, b));
   }
 
-  /** Instances of entity `e` in a static batch: [start, count]. */
+  /** Elements of entity `e` in a static batch: [start, count]. */
   rangeOf(e: number): [number, number] {
     const a = lowerBound(this.ent, e);
     const b = lowerBound(this.ent, e + 1);
@@ -178,7 +195,7 @@ export class Scene {
     this.batches.seg.load(frame.seg_xy, frame.seg_rgba, frame.seg_lw, frame.seg_ent, frame.seg_clip, frame.segments);
     this.batches.tri.load(frame.tri_xy, frame.tri_rgba, null, frame.tri_ent, frame.tri_clip, frame.triangles);
     const g = layoutTexts(frame.texts, atlas);
-    this.batches.glyph.load(g.inst, null, null, g.ent, textClips(frame.texts, g.ent), g.ent.length);
+    this.batches.glyph.load(g.verts, null, null, g.ent, textClips(frame.texts, g.ent), g.ent.length);
     for (const img of frame.images) this.addImage(frame.handles[img.ent]!, img);
     for (const c of frame.clips) {
       // each ring as a triangle fan from its first point: drawn into the stencil with INVERT (even-odd)
@@ -255,7 +272,7 @@ export class Scene {
     if (part.triangles) byEnt(part.tri_ent, 'tri', this.dyn.tri.append(part.tri_xy, part.tri_rgba, null, part.tri_clip, part.triangles));
     if (part.texts.length) {
       const g = layoutTexts(part.texts, this.atlas);
-      byEnt(g.ent, 'glyph', this.dyn.glyph.append(g.inst, null, null, textClips(part.texts, g.ent), g.ent.length));
+      byEnt(g.ent, 'glyph', this.dyn.glyph.append(g.verts, null, null, textClips(part.texts, g.ent), g.ent.length));
     }
     for (const img of part.images) this.addImage(part.handles[img.ent]!, img);
     if (part.bounds) {
@@ -310,7 +327,7 @@ export class Scene {
 
   // ---- drawing --------------------------------------------------------------------------------
 
-  draw(p: Programs, v: Viewer, atlasTex: WebGLTexture, metricsTex: WebGLTexture, quad: WebGLBuffer): void {
+  draw(p: Programs, v: Viewer, atlasTex: WebGLTexture, quad: WebGLBuffer): void {
     const gl = this.gl;
     const uniforms = (prog: Programs[keyof Programs]): void => {
       gl.useProgram(prog.prog);
@@ -320,22 +337,20 @@ export class Scene {
       gl.uniform4fv(prog.uni.u_select!, v.select);
       gl.uniform4fv(prog.uni.u_hover!, v.hover);
     };
+    // attributes are bound per run: a clip's stencil pass in between uses its own
+    const plain = (prog: Programs['seg'], b: Batch, mode: number): void => this.runs(b, p, v, (start, count) => {
+      attr(gl, prog.loc.a_pos!, b.geo.buf, 2, gl.FLOAT, false, 0, 0, 0);
+      attr(gl, prog.loc.a_color!, b.color.buf, 4, gl.UNSIGNED_BYTE, true, 0, 0, 0);
+      attr(gl, prog.loc.a_flag!, b.flags.buf, 1, gl.UNSIGNED_BYTE, false, 0, 0, 0);
+      gl.drawArrays(mode, start * b.k, count * b.k);
+    });
     // fills
     uniforms(p.tri);
-    for (const b of [this.batches.tri, this.dyn.tri]) this.runs(b, p, v, (start, count) => {
-      attr(gl, p.tri.loc.a_p01!, b.geo.buf, 4, gl.FLOAT, false, 24, start * 24);
-      attr(gl, p.tri.loc.a_p2!, b.geo.buf, 2, gl.FLOAT, false, 24, start * 24 + 16);
-      attr(gl, p.tri.loc.a_color!, b.color.buf, 4, gl.UNSIGNED_BYTE, true, 4, start * 4);
-      attr(gl, p.tri.loc.a_flag!, b.flags.buf, 1, gl.UNSIGNED_BYTE, false, 1, start);
-      gl.drawArraysInstanced(gl.TRIANGLES, 0, 3, count);
-    });
+    for (const b of [this.batches.tri, this.dyn.tri]) plain(p.tri, b, gl.TRIANGLES);
     // images
     if (this.images.length) {
       uniforms(p.image);
-      gl.bindBuffer(gl.ARRAY_BUFFER, quad);
-      gl.enableVertexAttribArray(p.image.loc.a_corner!);
-      gl.vertexAttribPointer(p.image.loc.a_corner!, 2, gl.FLOAT, false, 0, 0);
-      gl.vertexAttribDivisor(p.image.loc.a_corner!, 0);
+      attr(gl, p.image.loc.a_corner!, quad, 2, gl.FLOAT, false, 0, 0, 0);
       for (const img of this.images) {
         if (img.hidden || !img.tex) continue;
         const [a, b, c, d, e, f] = img.rec.matrix;
@@ -348,46 +363,48 @@ export class Scene {
       }
       gl.disableVertexAttribArray(p.image.loc.a_corner!);
     }
-    // lines: hairlines, then (with lineweights shown) quads over them
+    // hairlines
     uniforms(p.seg);
-    gl.uniform1f(p.seg.uni.u_lwpx!, (v.pxPerMm / 100));
-    for (const quads of v.lineweights ? [false, true] : [false]) {
-      gl.uniform1f(p.seg.uni.u_quads!, quads ? 1 : 0);
+    for (const b of [this.batches.seg, this.dyn.seg]) plain(p.seg, b, gl.LINES);
+    for (let i = 0; i < 8; i++) gl.disableVertexAttribArray(i);
+    // lineweights (LWT): quads over the hairlines, one instance per segment
+    if (v.lineweights) {
+      uniforms(p.quad);
+      gl.uniform1f(p.quad.uni.u_lwpx!, v.pxPerMm / 100);
       for (const b of [this.batches.seg, this.dyn.seg]) this.runs(b, p, v, (start, count) => {
-        attr(gl, p.seg.loc.a_seg!, b.geo.buf, 4, gl.FLOAT, false, 16, start * 16);
-        attr(gl, p.seg.loc.a_color!, b.color.buf, 4, gl.UNSIGNED_BYTE, true, 4, start * 4);
-        attr(gl, p.seg.loc.a_flag!, b.flags.buf, 1, gl.UNSIGNED_BYTE, false, 1, start);
-        attr(gl, p.seg.loc.a_lw!, b.lw!.buf, 1, gl.UNSIGNED_BYTE, false, 1, start);
-        if (quads) gl.drawArraysInstanced(gl.TRIANGLE_STRIP, 0, 4, count);
-        else gl.drawArraysInstanced(gl.LINES, 0, 2, count);
+        attr(gl, p.quad.loc.a_seg!, b.geo.buf, 4, gl.FLOAT, false, 16, start * 16);
+        attr(gl, p.quad.loc.a_color!, b.color.buf, 4, gl.UNSIGNED_BYTE, true, 8, start * 8);
+        attr(gl, p.quad.loc.a_flag!, b.flags.buf, 1, gl.UNSIGNED_BYTE, false, 2, start * 2);
+        attr(gl, p.quad.loc.a_lw!, b.lw!.buf, 1, gl.UNSIGNED_BYTE, false, 1, start);
+        gl.drawArraysInstanced(gl.TRIANGLE_STRIP, 0, 4, count);
       });
+      for (let i = 0; i < 8; i++) {
+        gl.vertexAttribDivisor(i, 0);
+        gl.disableVertexAttribArray(i);
+      }
     }
     // text
     uniforms(p.glyph);
     gl.activeTexture(gl.TEXTURE0);
-    gl.bindTexture(gl.TEXTURE_2D, metricsTex);
-    gl.uniform1i(p.glyph.uni.u_metrics!, 0);
-    gl.activeTexture(gl.TEXTURE1);
     gl.bindTexture(gl.TEXTURE_2D, atlasTex);
-    gl.uniform1i(p.glyph.uni.u_atlas!, 1);
+    gl.uniform1i(p.glyph.uni.u_atlas!, 0);
     gl.uniform1f(p.glyph.uni.u_minpx!, 1.5);
     gl.enable(gl.BLEND);
     gl.blendFunc(gl.SRC_ALPHA, gl.ONE_MINUS_SRC_ALPHA);
+    const s = GLYPH_FLOATS * 4;
     for (const b of [this.batches.glyph, this.dyn.glyph]) this.runs(b, p, v, (start, count) => {
-      const s = STRIDE.glyph;
-      attr(gl, p.glyph.loc.a_org!, b.geo.buf, 2, gl.FLOAT, false, s, start * s);
-      attr(gl, p.glyph.loc.a_axes!, b.geo.buf, 4, gl.FLOAT, false, s, start * s + 8);
-      attr(gl, p.glyph.loc.a_glyph!, b.geo.buf, 1, gl.FLOAT, false, s, start * s + 24);
-      attr(gl, p.glyph.loc.a_color!, b.geo.buf, 4, gl.UNSIGNED_BYTE, true, s, start * s + 28);
-      attr(gl, p.glyph.loc.a_flag!, b.flags.buf, 1, gl.UNSIGNED_BYTE, false, 1, start);
-      gl.drawArraysInstanced(gl.TRIANGLE_STRIP, 0, 4, count);
+      attr(gl, p.glyph.loc.a_pos!, b.geo.buf, 2, gl.FLOAT, false, s, 0, 0);
+      attr(gl, p.glyph.loc.a_uv!, b.geo.buf, 2, gl.FLOAT, false, s, 8, 0);
+      attr(gl, p.glyph.loc.a_em!, b.geo.buf, 1, gl.FLOAT, false, s, 16, 0);
+      attr(gl, p.glyph.loc.a_color!, b.geo.buf, 4, gl.UNSIGNED_BYTE, true, s, 20, 0);
+      attr(gl, p.glyph.loc.a_flag!, b.flags.buf, 1, gl.UNSIGNED_BYTE, false, 0, 0, 0);
+      gl.drawArrays(gl.TRIANGLES, start * 6, count * 6);
     });
     gl.disable(gl.BLEND);
-    gl.activeTexture(gl.TEXTURE0);
     for (let i = 0; i < 8; i++) gl.disableVertexAttribArray(i);
   }
 
-  /** Calls draw for each run of instances, with the stencil set to the run's clip region. */
+  /** Calls draw for each run of elements, with the stencil set to the run's clip region. */
   private runs(b: Batch, p: Programs, v: Viewer, draw: (start: number, count: number) => void): void {
     if (!b.count) return;
     const gl = this.gl;

@@ -89,18 +89,19 @@ export class Atlas {
   }
 }
 
-/** Instance data of glyphs: origin (2), axes (4), glyph (1), colour (1 as u32), flag (separate). */
-export const GLYPH_FLOATS = 8;
+/** Vertex data of glyphs: x, y (drawing units), u, v, em size, colour (as u32): 24 bytes. */
+export const GLYPH_FLOATS = 6;
+const CORNERS = [[0, 0], [1, 0], [0, 1], [0, 1], [1, 0], [1, 1]] as const;
 
 /**
- * Lays out texts as glyph instances (drawing units relative to the scene origin). Returns the
- * instance array and, per glyph, the entity index (for hiding and highlighting).
+ * Lays out texts as two triangles per character (drawing units relative to the scene origin).
+ * Returns the vertex array (6 vertices per character) and, per character, the entity index.
  */
-export function layoutTexts(texts: TextRec[], atlas: Atlas): { inst: Float32Array; ent: Uint32Array } {
+export function layoutTexts(texts: TextRec[], atlas: Atlas): { verts: Float32Array; ent: Uint32Array } {
   let n = 0;
   for (const t of texts) n += [...t.text].length;
-  const inst = new Float32Array(n * GLYPH_FLOATS);
-  const u32 = new Uint32Array(inst.buffer);
+  const verts = new Float32Array(n * 6 * GLYPH_FLOATS);
+  const u32 = new Uint32Array(verts.buffer);
   const ent = new Uint32Array(n);
   let k = 0;
   for (const t of texts) {
@@ -108,31 +109,36 @@ export function layoutTexts(texts: TextRec[], atlas: Atlas): { inst: Float32Arra
     const cos = Math.cos(t.rotation), sin = Math.sin(t.rotation);
     const em = t.em;
     const wf = t.width_factor || 1;
-    const sx = (t.mirror_x ? -1 : 1) * em * wf;
+    const mx = t.mirror_x ? -1 : 1;
+    const sx = mx * em * wf;
     const sy = (t.mirror_y ? -1 : 1) * em;
     // x axis along the baseline; y axis up, slanted by the oblique angle
     const shear = Math.tan((t.oblique * Math.PI) / 180);
     const ax = cos * sx, ay = sin * sx;
-    const ux = -sin * sy + cos * sy * shear * (t.mirror_x ? -1 : 1), uy = cos * sy + sin * sy * shear * (t.mirror_x ? -1 : 1);
+    const ux = -sin * sy + cos * sy * shear * mx, uy = cos * sy + sin * sy * shear * mx;
+    const glyphs = chars.map((ch) => atlas.glyph(ch));
+    const m = atlas.metrics; // after glyph(): a new character may have grown the table
     let advance = 0;
-    for (const ch of chars) advance += atlas.glyph(ch).advance;
-    const start = t.align === 'left' ? 0 : t.align === 'center' ? -advance / 2 : -advance;
-    let pen = start;
-    for (const ch of chars) {
-      const g = atlas.glyph(ch);
-      const o = k * GLYPH_FLOATS;
-      inst[o] = t.x + ax * pen;
-      inst[o + 1] = t.y + ay * pen;
-      inst[o + 2] = ax;
-      inst[o + 3] = ay;
-      inst[o + 4] = ux;
-      inst[o + 5] = uy;
-      inst[o + 6] = g.index;
-      u32[o + 7] = t.rgba;
+    for (const g of glyphs) advance += g.advance;
+    let pen = t.align === 'left' ? 0 : t.align === 'center' ? -advance / 2 : -advance;
+    for (const g of glyphs) {
+      const o = g.index * 8;
+      const [u0, v0, u1, v1, bx, by, bw, bh] = [m[o]!, m[o + 1]!, m[o + 2]!, m[o + 3]!, m[o + 4]!, m[o + 5]!, m[o + 6]!, m[o + 7]!];
+      for (let c = 0; c < 6; c++) {
+        const [cx, cy] = CORNERS[c]!;
+        const lx = pen + bx + cx * bw, ly = by + cy * bh;
+        const p = (k * 6 + c) * GLYPH_FLOATS;
+        verts[p] = t.x + ax * lx + ux * ly;
+        verts[p + 1] = t.y + ay * lx + uy * ly;
+        verts[p + 2] = u0 + (u1 - u0) * cx;
+        verts[p + 3] = v1 + (v0 - v1) * cy;
+        verts[p + 4] = bw > 0 ? em : 0;
+        u32[p + 5] = t.rgba;
+      }
       ent[k] = t.ent;
       pen += g.advance;
       k++;
     }
   }
-  return { inst: inst.subarray(0, k * GLYPH_FLOATS), ent: ent.subarray(0, k) };
+  return { verts: verts.subarray(0, k * 6 * GLYPH_FLOATS), ent: ent.subarray(0, k) };
 }

@@ -18,7 +18,6 @@ export class View {
   readonly gl: WebGL2RenderingContext;
   private readonly progs: Programs;
   private readonly atlasTex: WebGLTexture;
-  private readonly metricsTex: WebGLTexture;
   private readonly quad: WebGLBuffer;
   scene: Scene | null = null;
   /** View centre (drawing units) and scale (CSS pixels per drawing unit). */
@@ -41,7 +40,6 @@ export class View {
     this.gl = gl;
     this.progs = programs(gl);
     this.atlasTex = gl.createTexture()!;
-    this.metricsTex = gl.createTexture()!;
     this.quad = gl.createBuffer()!;
     gl.bindBuffer(gl.ARRAY_BUFFER, this.quad);
     gl.bufferData(gl.ARRAY_BUFFER, new Float32Array([0, 0, 1, 0, 0, 1, 1, 1]), gl.STATIC_DRAW);
@@ -115,11 +113,6 @@ export class View {
     gl.texImage2D(gl.TEXTURE_2D, 0, gl.RGBA, gl.RGBA, gl.UNSIGNED_BYTE, this.atlas.image);
     gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.LINEAR);
     gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.LINEAR);
-    gl.bindTexture(gl.TEXTURE_2D, this.metricsTex);
-    // two RGBA32F texels per glyph: uv rectangle, box in em
-    gl.texImage2D(gl.TEXTURE_2D, 0, gl.RGBA32F, 2, Math.max(1, this.atlas.count), 0, gl.RGBA, gl.FLOAT, this.atlas.metrics.subarray(0, Math.max(1, this.atlas.count) * 8));
-    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST);
-    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST);
     this.atlas.dirty = false;
   }
 
@@ -138,7 +131,7 @@ export class View {
         lineweights: this.lineweights, pxPerMm: (96 / 25.4) * this.dpr,
         select: [0.26, 0.62, 1, 1], hover: [1, 0.85, 0.3, 1],
       };
-      this.scene.draw(this.progs, v, this.atlasTex, this.metricsTex, this.quad);
+      this.scene.draw(this.progs, v, this.atlasTex, this.quad);
     }
     this.afterFrame?.();
     const s = this.stats;

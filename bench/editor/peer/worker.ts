@@ -1,0 +1,4 @@
+// dxf-viewer parses in a web worker, as its documentation recommends.
+import { DxfViewer } from 'dxf-viewer';
+
+DxfViewer.SetupWorker();

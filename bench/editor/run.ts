@@ -1,0 +1,234 @@
+// The graphical editor against the field's WebGL reference, dxf-viewer (npm), in the same run and
+// the same browser (Debian chromium, headless, WebGL2 through SwiftShader): time from open to the
+// first frame, frame time while panning and zooming (each frame drawn and waited for with
+// a one-pixel readPixels), tab memory (PSS of the browser's processes, and the page's JS heap), and for
+// Linework the time from a client's POST /entities to the changed pixels on the 1M drawing.
+//
+//   npx tsx bench/editor/run.ts [--quick]   (--quick: no 1M drawing)
+// Files: dxfparser__api-cw750-details.dxf from LINEWORK_DXF_CORPUS (when set), and generated
+// drawings of 100k and 1M mixed entities (bench/dxf/worker.mjs generate).
+import { spawnSync } from 'node:child_process';
+import { createReadStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { basename, dirname, extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Browser, Page } from 'playwright-core';
+import { launch, startEditor, type EditorServer } from '../../packages/editor/test/helpers.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const quick = process.argv.includes('--quick');
+const tmp = mkdtempSync(join(tmpdir(), 'lw-bench-editor-'));
+const VIEW = { width: 1280, height: 800 };
+
+interface Row {
+  file: string;
+  tool: string;
+  openMs: number;
+  panMs: number;
+  panP95: number;
+  zoomMs: number;
+  pssMb: number;
+  heapMb: number;
+  updateMs?: number;
+  updateBytes?: number;
+  error?: string;
+}
+
+function median(a: number[]): number {
+  const s = [...a].sort((x, y) => x - y);
+  return s[Math.floor(s.length / 2)] ?? NaN;
+}
+function p95(a: number[]): number {
+  const s = [...a].sort((x, y) => x - y);
+  return s[Math.min(s.length - 1, Math.floor(s.length * 0.95))] ?? NaN;
+}
+
+/** Proportional set size of every chromium process below this one (the browser, GPU and tab). */
+function browserPssMb(): number {
+  const parent = new Map<number, number>();
+  const names = new Map<number, string>();
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      parent.set(Number(d), Number(stat.slice(close + 2).split(' ')[1]));
+      names.set(Number(d), stat.slice(stat.indexOf('(') + 1, close));
+    } catch {
+      // gone
+    }
+  }
+  const below = (pid: number): boolean => {
+    for (let p = parent.get(pid); p !== undefined && p > 1; p = parent.get(p)) if (p === process.pid) return true;
+    return false;
+  };
+  let kb = 0;
+  for (const [pid, name] of names) {
+    if (!/chrom/i.test(name) || !below(pid)) continue;
+    try {
+      const m = /Pss:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
+      if (m) kb += Number(m[1]);
+    } catch {
+      // gone
+    }
+  }
+  return kb / 1024;
+}
+
+async function heapMb(page: Page): Promise<number> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Performance.enable');
+  await cdp.send('HeapProfiler.collectGarbage').catch(() => undefined);
+  const { metrics } = await cdp.send('Performance.getMetrics');
+  return (metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? 0) / 1048576;
+}
+
+/** Frames while panning (and then zooming) by a fixed step, each waited for on the GPU. */
+async function frames(page: Page, step: string): Promise<{ pan: number[]; zoom: number[] }> {
+  return page.evaluate(`(async () => {
+    const step = ${step};
+    const pan = [], zoom = [];
+    for (let i = 0; i < 6; i++) step(3, 2, 1);   // warm-up
+    for (let i = 0; i < 40; i++) pan.push(step(i % 20 < 10 ? 9 : -9, i % 20 < 10 ? 5 : -5, 1));
+    for (let i = 0; i < 30; i++) zoom.push(step(0, 0, i % 10 < 5 ? 1.15 : 1 / 1.15));
+    return { pan, zoom };
+  })()`);
+}
+
+async function lineworkRun(file: string, label: string, browser: Browser, measureUpdate: boolean): Promise<Row> {
+  const s: EditorServer = await startEditor(['--gui', '--root', dirname(file)], { LINEWORK_ROOT: '', LINEWORK_LOG_LEVEL: 'error' });
+  const page = await browser.newPage({ viewport: VIEW });
+  try {
+    // open: the server reads the drawing, the page loads, fetches the display list and draws
+    const t0 = performance.now();
+    const opened = await s.api.post('/api/v1/documents', { path: file });
+    if (opened.status !== 201) throw new Error(`open: ${opened.text}`);
+    await page.goto(s.editorUrl);
+    await page.waitForFunction(() => (globalThis as any).linework?.ready === true && (globalThis as any).linework.frames > 0, null, { timeout: 600_000, polling: 10 });
+    await page.evaluate(() => (globalThis as any).linework.frameSync());
+    const openMs = performance.now() - t0;
+    const f = await frames(page, `(dx, dy, z) => { const v = window.linework.app.view; v.panBy(dx, dy); if (z !== 1) v.zoomAt(v.width / 2, v.height / 2, z); return window.linework.frameSync(); }`);
+    const row: Row = { file: label, tool: 'Linework', openMs, panMs: median(f.pan), panP95: p95(f.pan), zoomMs: median(f.zoom), pssMb: browserPssMb(), heapMb: await heapMb(page) };
+    if (measureUpdate) {
+      // a client adds one line at the middle of the view; time until a frame shows it
+      let bytes = 0;
+      page.on('response', (r) => {
+        if (r.url().includes('/gui/display-list') && r.url().includes('handles=')) void r.body().then((b) => (bytes += b.length), () => undefined);
+      });
+      const times: number[] = [];
+      for (let i = 0; i < 7; i++) {
+        const c = await page.evaluate(() => { const v = (globalThis as any).linework.app.view; return [v.cx, v.cy, 40 / v.scale]; });
+        const [cx, cy, d] = c as [number, number, number];
+        const f0 = await page.evaluate(() => (globalThis as any).linework.frames);
+        const t = performance.now();
+        const r = await s.api.post('/api/v1/entities', { entities: [{ type: 'Line', start: [cx - d, cy - d + i], end: [cx + d, cy + d + i] }] });
+        const v = r.json.version as number;
+        await page.waitForFunction(([want, f]) => (globalThis as any).linework.version >= want && (globalThis as any).linework.frames > f, [v, f0] as const, { polling: 'raf', timeout: 30_000 });
+        times.push(performance.now() - t);
+      }
+      await new Promise((r) => setTimeout(r, 200));
+      row.updateMs = median(times.slice(2));
+      row.updateBytes = bytes / times.length;
+    }
+    return row;
+  } finally {
+    await page.close();
+    await s.proc.stop();
+  }
+}
+
+async function peerRun(file: string, label: string, browser: Browser, base: string): Promise<Row> {
+  const page = await browser.newPage({ viewport: VIEW });
+  try {
+    const t0 = performance.now();
+    await page.goto(`${base}/peer/index.html?dxf=${encodeURIComponent(`${base}/files/${basename(file)}`)}`);
+    await page.waitForFunction(() => (globalThis as any).peer?.ready === true || (globalThis as any).peer?.error, null, { timeout: 600_000, polling: 10 });
+    const err = await page.evaluate(() => (globalThis as any).peer.error as string | null);
+    if (err) throw new Error(err);
+    const openMs = performance.now() - t0;
+    const f = await frames(page, '(dx, dy, z) => window.peer.frameSync(dx, dy, z)');
+    return { file: label, tool: 'dxf-viewer', openMs, panMs: median(f.pan), panP95: p95(f.pan), zoomMs: median(f.zoom), pssMb: browserPssMb(), heapMb: await heapMb(page) };
+  } finally {
+    await page.close();
+  }
+}
+
+function serveStatic(dirs: Record<string, string>): Promise<{ base: string; close: () => void }> {
+  const MIME: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.ttf': 'font/ttf', '.dxf': 'application/octet-stream' };
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    const [, prefix, ...rest] = url.pathname.split('/');
+    const d = dirs[prefix ?? ''];
+    const f = d ? join(d, decodeURIComponent(rest.join('/'))) : '';
+    if (!d || !f.startsWith(d) || !existsSync(f) || !statSync(f).isFile()) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { 'Content-Type': MIME[extname(f)] ?? 'application/octet-stream', 'Content-Length': statSync(f).size });
+    createReadStream(f).pipe(res);
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => {
+    const a = server.address() as { port: number };
+    resolve({ base: `http://127.0.0.1:${a.port}`, close: () => server.close() });
+  }));
+}
+
+function fmt(v: number | undefined, digits = 0): string {
+  return v === undefined || !Number.isFinite(v) ? '–' : v.toFixed(digits);
+}
+
+async function main(): Promise<void> {
+  const peerDir = join(root, 'bench/out/editor-peer');
+  const built = spawnSync(join(root, 'node_modules/.bin/vite'), ['build', '--config', join(root, 'bench/editor/peer/vite.config.ts')], { stdio: 'inherit' });
+  if (built.status !== 0) throw new Error('building the dxf-viewer page failed');
+  const files: { label: string; path: string }[] = [];
+  const corpus = process.env.LINEWORK_DXF_CORPUS;
+  if (corpus && existsSync(join(corpus, 'dxfparser__api-cw750-details.dxf'))) files.push({ label: 'api-cw750-details (corpus)', path: join(corpus, 'dxfparser__api-cw750-details.dxf') });
+  for (const n of quick ? [100_000] : [100_000, 1_000_000]) {
+    const path = join(tmp, `generated-${n}.dxf`);
+    const g = spawnSync(process.execPath, [join(root, 'bench/dxf/worker.mjs'), 'generate', String(n), path], { encoding: 'utf8' });
+    if (g.status !== 0) throw new Error(`generate ${n}: ${g.stderr}`);
+    files.push({ label: `generated ${n >= 1e6 ? `${n / 1e6}M` : `${n / 1e3}k`}`, path });
+  }
+  const rows: Row[] = [];
+  for (const f of files) {
+    const stat = serveStatic({ peer: peerDir, files: dirname(f.path) });
+    const { base, close } = await stat;
+    try {
+      for (const tool of ['Linework', 'dxf-viewer'] as const) {
+        // a fresh browser per run: memory and caches start equal
+        const browser = await launch();
+        try {
+          rows.push(tool === 'Linework'
+            ? await lineworkRun(f.path, f.label, browser, f.label.includes('1M') || (quick && f.label.includes('100k')))
+            : await peerRun(f.path, f.label, browser, base));
+        } catch (err) {
+          rows.push({ file: f.label, tool, openMs: NaN, panMs: NaN, panP95: NaN, zoomMs: NaN, pssMb: NaN, heapMb: NaN, error: String((err as Error)?.message ?? err).slice(0, 120) });
+        } finally {
+          await browser.close();
+        }
+        const r = rows[rows.length - 1]!;
+        process.stderr.write(`${r.file} ${r.tool}: ${r.error ?? `open ${fmt(r.openMs)} ms, pan ${fmt(r.panMs, 1)} ms`}\n`);
+      }
+    } finally {
+      close();
+    }
+  }
+  console.log('| drawing | viewer | open to first frame (ms) | pan frame median / p95 (ms) | zoom frame median (ms) | tab memory PSS (MB) | JS heap (MB) | POST /entities to pixels (ms) | bytes sent per update |');
+  console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|');
+  for (const r of rows) {
+    if (r.error) {
+      console.log(`| ${r.file} | ${r.tool} | failed: ${r.error} | | | | | | |`);
+      continue;
+    }
+    console.log(`| ${r.file} | ${r.tool} | ${fmt(r.openMs)} | ${fmt(r.panMs, 1)} / ${fmt(r.panP95, 1)} | ${fmt(r.zoomMs, 1)} | ${fmt(r.pssMb)} | ${fmt(r.heapMb)} | ${r.tool === 'Linework' ? fmt(r.updateMs, 0) : '–'} | ${r.tool === 'Linework' ? fmt(r.updateBytes, 0) : '–'} |`);
+  }
+  console.log(`\nChromium headless (SwiftShader WebGL2), viewport ${VIEW.width}x${VIEW.height}, one fresh browser per row; frames drawn and waited for with readPixels (Chromium's finish() does not wait).`);
+}
+
+main().then(() => rmSync(tmp, { recursive: true, force: true }), (err: unknown) => {
+  rmSync(tmp, { recursive: true, force: true });
+  console.error(err);
+  process.exit(1);
+});
