@@ -1,6 +1,6 @@
 // The corpus round-trip table: every DXF file of a folder is read and written back by @linework/dxf
 // (in its own version, or `--version V`), then ezdxf compares the two files record by record,
-// ignoring handles (ezdxf_view.py). Not a test: a measurement to put beside a change.
+// ignoring handles (packages/dxf/test/ezdxf_view.py). Not a test: a measurement to put beside a change.
 //
 //   npx tsx scripts/dxf-roundtrip/table.ts [CORPUS_DIR] [--version R12] [--out DIR] [--json]
 //
@@ -60,7 +60,7 @@ for (const f of files) {
     ours.set(f, `failed: ${(e as Error).message}`);
   }
 }
-const script = fileURLToPath(new URL('./ezdxf_view.py', import.meta.url));
+const script = fileURLToPath(new URL('../../packages/dxf/test/ezdxf_view.py', import.meta.url));
 const r = spawnSync(python, [script], { input: JSON.stringify(pairs), encoding: 'utf8', maxBuffer: 256 << 20 });
 if (r.status !== 0) {
   process.stderr.write(r.stderr);

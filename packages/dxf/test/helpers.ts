@@ -2,6 +2,8 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { ValueKind, valueKind } from '../src/tags/group-codes.js';
+import type { Tag } from '../src/types.js';
 
 export const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 export const EZDXF_CHECK = fileURLToPath(new URL('./ezdxf_check.py', import.meta.url));
@@ -18,6 +20,28 @@ export function minimalDxf(entityTags: [number, string | number][], version = 'A
     [0, 'SECTION'], [2, 'HEADER'], [9, '$ACADVER'], [1, version], [0, 'ENDSEC'],
     [0, 'SECTION'], [2, 'ENTITIES'], ...entityTags, [0, 'ENDSEC'], [0, 'EOF'],
   ]);
+}
+
+/** Binary DXF (R13+ layout: two-byte codes, values typed by code range) of the given tags. */
+export function binaryDxf(tags: Tag[]): Buffer {
+  const parts: Buffer[] = [Buffer.from('AutoCAD Binary DXF\r\n\x1a\x00', 'latin1')];
+  for (const [code, v] of tags) {
+    const c = Buffer.alloc(2);
+    c.writeUInt16LE(code);
+    parts.push(c);
+    const kind = valueKind(code);
+    const n = Number(v);
+    let b: Buffer;
+    if (kind === ValueKind.Double) (b = Buffer.alloc(8)).writeDoubleLE(n);
+    else if (kind === ValueKind.Int16) (b = Buffer.alloc(2)).writeInt16LE(n);
+    else if (kind === ValueKind.Int32) (b = Buffer.alloc(4)).writeInt32LE(n);
+    else if (kind === ValueKind.Int64) (b = Buffer.alloc(8)).writeBigInt64LE(BigInt(v.trim()));
+    else if (kind === ValueKind.Bool) b = Buffer.from([n]);
+    else if (kind === ValueKind.Binary) b = Buffer.concat([Buffer.from([v.length / 2]), Buffer.from(v, 'hex')]);
+    else b = Buffer.from(v + '\0', 'latin1');
+    parts.push(b);
+  }
+  return Buffer.concat(parts);
 }
 
 let ezdxfAvailable: boolean | undefined;
@@ -75,4 +99,48 @@ export function ezdxfWrite(version: string, out: string): void {
   requireEzdxf();
   const r = spawnSync(PYTHON, [EZDXF_CHECK, 'write', version, out], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`ezdxf write failed: ${r.stderr}`);
+}
+
+export const EZDXF_VIEW = fileURLToPath(new URL('./ezdxf_view.py', import.meta.url));
+
+/** What differs in one category of ezdxf's view of two files (records compared, handles ignored). */
+export interface ViewDifference {
+  changed: number;
+  lost: number;
+  added: number;
+  example: string;
+}
+
+export type ViewCategory = 'entities' | 'tables' | 'blocks' | 'objects' | 'xdata' | 'header';
+
+export interface ViewResult {
+  original: string;
+  written: string;
+  original_audit?: [number, number];
+  written_audit?: [number, number];
+  original_error?: string;
+  written_error?: string;
+  differences?: Partial<Record<ViewCategory, ViewDifference>>;
+}
+
+/**
+ * ezdxf's view of each pair compared record by record, handles replaced by the place of what they
+ * point to (ezdxf_view.py). `as_version` exports both in that version (a drawing beside its
+ * conversion).
+ */
+export function ezdxfView(pairs: { original: string; written: string; as_version?: string; ignore_header?: string[] }[]): ViewResult[] {
+  requireEzdxf();
+  const r = spawnSync(PYTHON, [EZDXF_VIEW], { input: JSON.stringify(pairs), encoding: 'utf8', maxBuffer: 256 << 20 });
+  if (r.status !== 0) throw new Error(`ezdxf view failed: ${r.stderr}`);
+  return r.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as ViewResult);
+}
+
+/** The differences of the given categories, as `category: example` lines (empty when equal). */
+export function viewDifferences(r: ViewResult, categories: ViewCategory[]): string[] {
+  if (r.original_error) return [`original: ${r.original_error}`];
+  if (r.written_error) return [`written: ${r.written_error}`];
+  return categories.flatMap((c) => {
+    const d = r.differences?.[c];
+    return d ? [`${c}: ${d.changed} changed, ${d.lost} lost, ${d.added} added (${d.example})`] : [];
+  });
 }

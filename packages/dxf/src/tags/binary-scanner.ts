@@ -13,6 +13,16 @@ export const BINARY_SENTINEL = Buffer.from('AutoCAD Binary DXF\r\n\x1a\x00', 'la
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).toUpperCase().padStart(2, '0'));
 
+/**
+ * A value cannot hold a line break in ASCII DXF. Inside MTEXT content (codes 1 and 3) a line break
+ * is a paragraph break, `\\P`, as ezdxf reads it (a CR before it dropped); elsewhere it takes the
+ * caret form the writer uses, `^J`.
+ */
+function lineBreaks(v: string, code: number, record: RecordBuffer): string {
+  if ((code === 1 || code === 3) && record.n > 0 && record.is(0, 'MTEXT')) return v.replace(/\r\n|\n/g, '\\P').replace(/\r/g, '');
+  return v.replace(/\r\n|\r|\n/g, '^J');
+}
+
 export class BinaryTagScanner implements DecodingControl {
   private readonly buf = new RecordBuffer();
   private leftover: Buffer | null = null;
@@ -141,9 +151,10 @@ export class BinaryTagScanner implements DecodingControl {
           v = high & 0x80 && this.decoder ? this.decoder(b, p, z) : b.toString('latin1', p, z);
           p = z + 1;
           if (code === 0) v = v.trim();
-          // a value cannot hold a line break in ASCII DXF: use the caret form the writer uses
-          else if (v.includes('\n') || v.includes('\r')) v = v.replace(/\r\n|\r|\n/g, '^J');
-          else if (this.escapes && v.indexOf('\\U+') !== -1) v = decodeUnicodeEscapes(v);
+          else {
+            if (v.includes('\n') || v.includes('\r')) v = lineBreaks(v, code, this.buf);
+            if (this.escapes && v.indexOf('\\U+') !== -1) v = decodeUnicodeEscapes(v);
+          }
         }
       }
       this.offset += p - start;

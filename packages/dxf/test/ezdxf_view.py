@@ -1,8 +1,12 @@
-"""ezdxf's view of two DXF files, compared while ignoring handles (for scripts/dxf-roundtrip/table.ts).
+"""ezdxf's view of two DXF files, compared while ignoring handles (the DXF tests and
+scripts/dxf-roundtrip/table.ts use it).
 
-Reads a JSON list of {"original": path, "written": path} on stdin and prints one JSON object per
-pair: ezdxf's audit (errors, fixes) of both and, per category (entities, tables, blocks, xdata,
-objects, header), how many records differ between the two files.
+Reads a JSON list of {"original": path, "written": path, "as_version"?: "AC1032",
+"ignore_header"?: ["$VAR"]} on stdin and
+prints one JSON object per pair: ezdxf's audit (errors, fixes) of both and, per category
+(entities, tables, blocks, xdata, objects, header), how many records differ between the two files,
+with an example. With "as_version" both files' records are exported in that DXF version, so that
+a drawing and its conversion to another version can be compared.
 
 A record's view is the tag list ezdxf itself would write for it (its export_dxf into a
 TagCollector, optional attributes included), with every handle-valued tag (5, 105, 320-369,
@@ -155,18 +159,19 @@ def plain(v):
 GENERATED = ("$FINGERPRINTGUID", "$VERSIONGUID")
 
 
-def view(doc, raw):
+def view(doc, raw, as_version=None):
     ids, records = places(doc)
+    version = as_version or doc.dxfversion
     out = {"entities": {}, "tables": {}, "blocks": {}, "objects": {}, "xdata": {}, "header": {}}
     for cat, name, e in records:
-        tags, xdata = record_view(e, ids, doc.dxfversion)
+        tags, xdata = record_view(e, ids, version)
         out[cat][name] = tags
         if xdata:
             out["xdata"][name] = xdata
     for key in doc.header.varnames():
         if key in ("$HANDSEED", "$ACADVER", "$DWGCODEPAGE"):
             continue
-        if key in GENERATED and key.encode() not in raw:
+        if key in GENERATED and str(doc.header[key]).encode() not in raw:
             continue
         out["header"][key] = plain(doc.header[key])
     return out
@@ -209,7 +214,9 @@ def check(pair):
             continue
         with open(pair["original"], "rb") as f:
             raw = f.read()
-        views[which] = view(doc, raw)
+        views[which] = view(doc, raw, pair.get("as_version"))
+        for name in pair.get("ignore_header", []):
+            views[which]["header"].pop(name, None)
     if len(views) == 2:
         result["differences"] = diff(views["original"], views["written"])
     return result
