@@ -10,7 +10,7 @@ import { newDocument, readDxfSync, readTags, writeDxf } from '../src/index.js';
 import type { Tag } from '../src/types.js';
 import { ValueKind, valueKind } from '../src/tags/group-codes.js';
 import type { DxfDocument } from '../src/document.js';
-import { binaryDxf, ezdxfView, skipWithoutEzdxf, viewDifferences, type ViewCategory } from './helpers.js';
+import { binaryDxf, dxf, ezdxfView, skipWithoutEzdxf, viewDifferences, type ViewCategory } from './helpers.js';
 import { normalize } from './normalize.js';
 
 const HERE = new URL('./fixtures/', import.meta.url).pathname;
@@ -78,5 +78,73 @@ describe('1. binary DXF group-code ranges', () => {
     const ours = temp('mtext-newline-ours.dxf', writeDxf(doc));
     const [r] = ezdxfView([{ original: binPath, written: ours }]);
     expect(viewDifferences(r!, ['entities'])).toEqual([]);
+  });
+});
+
+describe('6. dxflib polylines, undeclared code pages, header variables after a stray ENDSEC', () => {
+  const HEAD: [number, string | number][] = [[0, 'SECTION'], [2, 'HEADER'], [9, '$ACADVER'], [1, 'AC1015'], [0, 'ENDSEC']];
+
+  it.skipIf(skipWithoutEzdxf())('an LWPOLYLINE with a 30 code per vertex (dxflib) keeps every vertex; code 90 is not trusted', () => {
+    const vertex = (x: number, y: number): [number, number][] => [[10, x], [20, y], [30, 0]];
+    const src = temp('dxflib-lwpolyline.dxf', dxf([
+      ...HEAD, [0, 'SECTION'], [2, 'ENTITIES'],
+      [0, 'LWPOLYLINE'], [5, '30'], [100, 'AcDbEntity'], [8, '0'], [100, 'AcDbPolyline'], [90, 6], [70, 1],
+      ...[[0, 0], [10, 0], [10, 5], [5, 8], [0, 5], [-2, 2]].flatMap(([x, y]) => vertex(x!, y!)),
+      // a count that says one vertex fewer than there are
+      [0, 'LWPOLYLINE'], [5, '31'], [100, 'AcDbEntity'], [8, '0'], [100, 'AcDbPolyline'], [90, 2], [70, 0],
+      [10, 20], [20, 0], [10, 30], [20, 0], [10, 30], [20, 9],
+      [0, 'ENDSEC'], [0, 'EOF'],
+    ]));
+    const doc = readDxfSync(readFileSync(src));
+    const [a, b] = doc.modelSpace().entities;
+    expect((a!.attrs.points as number[][]).map((p) => p.slice(0, 2))).toEqual([[0, 0], [10, 0], [10, 5], [5, 8], [0, 5], [-2, 2]]);
+    expect(b!.attrs.points).toHaveLength(3);
+    const bytes = writeDxf(doc);
+    expect(bytes.toString('latin1')).toContain(' 90\n6\n 70\n1\n 10\n0.0\n 20\n0.0\n 30\n0.0\n 10\n10.0\n');
+    const [r] = ezdxfView([{ original: src, written: temp('dxflib-lwpolyline-ours.dxf', bytes) }]);
+    expect(viewDifferences(r!, ['entities'])).toEqual([]);
+  });
+
+  it.skipIf(skipWithoutEzdxf())('text of a file without $DWGCODEPAGE keeps its bytes (Shift-JIS stays Shift-JIS)', () => {
+    // 文字、。 and a layer named 図面: Shift-JIS bytes, among them 0x81 and 0x90, which cp1252 lacks
+    const sjis = (s: string): string => Buffer.from(s, 'hex').toString('latin1');
+    const text = sjis('95b68e9a8141814220') + 'abc';
+    const layer = sjis('907d96ca');
+    const src = temp('sjis-undeclared.dxf', dxf([
+      [0, 'SECTION'], [2, 'HEADER'], [9, '$ACADVER'], [1, 'AC1015'], [0, 'ENDSEC'],
+      [0, 'SECTION'], [2, 'TABLES'], [0, 'TABLE'], [2, 'LAYER'], [70, 1],
+      [0, 'LAYER'], [5, '10'], [100, 'AcDbSymbolTableRecord'], [100, 'AcDbLayerTableRecord'], [2, layer], [70, 0], [62, 7], [6, 'CONTINUOUS'],
+      [0, 'ENDTAB'], [0, 'ENDSEC'],
+      [0, 'SECTION'], [2, 'ENTITIES'],
+      [0, 'TEXT'], [5, '20'], [100, 'AcDbEntity'], [8, layer], [100, 'AcDbText'], [10, 0], [20, 0], [30, 0], [40, 2.5], [1, text], [100, 'AcDbText'],
+      [0, 'ENDSEC'], [0, 'EOF'],
+    ]));
+    const original = readFileSync(src);
+    const bytes = writeDxf(readDxfSync(original));
+    for (const s of [text, layer]) expect(bytes.includes(Buffer.from(s, 'latin1'))).toBe(true);
+    expect(bytes.toString('latin1')).not.toContain('\\U+');
+    // the code page stays unknown, as the file had it
+    expect(bytes.toString('latin1')).not.toContain('$DWGCODEPAGE');
+    const [r] = ezdxfView([{ original: src, written: temp('sjis-undeclared-ours.dxf', bytes) }]);
+    expect(viewDifferences(r!, ['entities', 'tables'])).toEqual([]);
+  });
+
+  it.skipIf(skipWithoutEzdxf())('header variables after a stray ENDSEC are kept, as ezdxf recovers them', () => {
+    const src = temp('stray-endsec.dxf', dxf([
+      [0, 'SECTION'], [2, 'ENTITIES'],
+      [0, 'LINE'], [8, '0'], [10, 0], [20, 0], [30, 0], [11, 10], [21, 5], [31, 0],
+      [0, 'ENDSEC'],
+      [9, '$EXTMIN'], [10, -1099.5], [20, 686.5375], [30, 0],
+      [9, '$EXTMAX'], [10, 0], [20, 1463.4625], [30, 0],
+      [0, 'ENDSEC'],
+      [0, 'SECTION'], [2, 'ENTITIES'], [0, 'CIRCLE'], [8, '0'], [10, 1], [20, 1], [30, 0], [40, 2], [0, 'ENDSEC'],
+      [0, 'EOF'],
+    ]));
+    const doc = readDxfSync(readFileSync(src));
+    expect(doc.getHeader('$EXTMIN')).toEqual([-1099.5, 686.5375, 0]);
+    expect(doc.getHeader('$EXTMAX')).toEqual([0, 1463.4625, 0]);
+    expect(doc.diagnostics.map((d) => d.code)).toContain('header-outside-section');
+    const [r] = ezdxfView([{ original: src, written: temp('stray-endsec-ours.dxf', writeDxf(doc)) }]);
+    expect(viewDifferences(r!, ['entities', 'header'])).toEqual([]);
   });
 });

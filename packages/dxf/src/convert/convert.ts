@@ -148,6 +148,7 @@ function downgradeToR12(doc: DxfDocument, target: DxfVersion): ConvertResult {
   out.strictR12 = true;
   const dropped: Record<string, number> = {};
   out.encoding = doc.version >= 'AC1021' ? 'ANSI_1252' : doc.encoding;
+  out.codepageDeclared = doc.version >= 'AC1021' || doc.codepageDeclared;
   for (const [name, tags] of doc.header) {
     const info = HEADER_VARS.get(name);
     if (info && info.minVersion > 'AC1009') continue;
@@ -200,7 +201,11 @@ function upgradeFromR12(doc: DxfDocument, target: DxfVersion): ConvertResult {
   const diagnostics: Diagnostic[] = [{ level: 'info', code: 'upgraded', message: `R12 drawing rebuilt as ${target}` }];
   const skip = new Set(['$ACADVER', '$HANDSEED', '$HANDLING', '$DWGCODEPAGE']);
   for (const [name, tags] of doc.header) if (!skip.has(name)) out.header.set(name, structuredClone(tags));
-  if (target < 'AC1021') out.encoding = doc.encoding;
+  if (target < 'AC1021') {
+    out.encoding = doc.encoding;
+    out.codepageDeclared = doc.codepageDeclared;
+    if (!doc.codepageDeclared) out.header.delete('$DWGCODEPAGE');
+  }
   for (const [name, table] of doc.tables) {
     if (name === 'BLOCK_RECORD') continue;
     for (const entry of table.entries) {

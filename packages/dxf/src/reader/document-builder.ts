@@ -95,7 +95,10 @@ export class DocumentBuilder {
     }
     const type = r.str(0);
     if (type === 'SECTION') return this.openSection(r);
-    if (type === 'ENDSEC') return this.closeSection(line);
+    if (type === 'ENDSEC') {
+      if (r.n > 1) this.strayTags(r, 1);
+      return this.closeSection(line);
+    }
     if (type === 'EOF') {
       if (this.section) this.closeSection(line);
       this.sawEof = true;
@@ -119,10 +122,42 @@ export class DocumentBuilder {
         return;
       case 'HEADER':
         this.diagnostic({ level: 'warning', code: 'unexpected-record', message: `${type} inside HEADER ignored`, line });
+        if (r.n > 1) this.strayTags(r, 1);
         return;
       default:
         this.diagnostic({ level: 'warning', code: 'outside-section', message: `${type} outside of any section ignored`, line });
+        if (r.n > 1) this.strayTags(r, 1);
     }
+  }
+
+  /**
+   * Tags where no record takes them (after ENDSEC, SECTION's name, a record outside sections).
+   * Header variables among them (`9 $NAME` and its values) are kept in the header, as ezdxf's
+   * recover mode keeps them; the rest is reported and dropped.
+   */
+  private strayTags(r: TagRecord, from: number): void {
+    const { codes, n, line } = r;
+    const header = this.doc.header;
+    let name: string | null = null;
+    let values: Tag[] = [];
+    let lost = 0;
+    const keep = (): void => {
+      if (name === null) return;
+      if (values.length > 0) {
+        header.set(name, values);
+        this.diagnostic({ level: 'warning', code: 'header-outside-section', message: `header variable ${name} outside the HEADER section kept`, line });
+      } else lost++;
+    };
+    for (let i = from; i < n; i++) {
+      if (codes[i] === 9) {
+        keep();
+        name = r.str(i).trim();
+        values = [];
+      } else if (name !== null) values.push([codes[i]!, r.str(i)]);
+      else lost++;
+    }
+    keep();
+    if (lost > 0) this.diagnostic({ level: 'warning', code: 'stray-tags', message: `${lost} tags after ${r.str(0)} ignored`, line });
   }
 
   private openSection(r: TagRecord): void {
@@ -154,9 +189,7 @@ export class DocumentBuilder {
         this.section = 'RAW';
         this.raw = { name: name || (n > 1 ? r.str(1) : ''), tags: tagsOf(r, 2), after: this.lastSection };
     }
-    if (n > 2 && this.section !== 'RAW') {
-      this.diagnostic({ level: 'warning', code: 'stray-tags', message: `${n - 2} tags after SECTION ${name} ignored`, line });
-    }
+    if (n > 2 && this.section !== 'RAW') this.strayTags(r, 2);
   }
 
   private closeSection(line: number): void {
@@ -233,11 +266,13 @@ export class DocumentBuilder {
     }
     const cp = doc.header.get('$DWGCODEPAGE')?.[0]?.[1]?.trim();
     doc.encoding = cp || 'ANSI_1252';
+    // no code page named: text is read as cp1252 and written back byte for byte, without one
+    doc.codepageDeclared = !!cp;
     // the writer always starts with $ACADVER and $DWGCODEPAGE: the model does too
     const rest = [...doc.header].filter(([k]) => k !== '$ACADVER' && (cp !== undefined || k !== '$DWGCODEPAGE'));
     doc.header.clear();
     doc.header.set('$ACADVER', [[1, doc.version]]);
-    if (!cp) doc.header.set('$DWGCODEPAGE', [[3, doc.encoding]]);
+    if (cp === '') doc.header.set('$DWGCODEPAGE', [[3, doc.encoding]]);
     for (const [k, v] of rest) doc.header.set(k, v);
     const utf8 = isUnicodeVersion(doc.version);
     if (!utf8 && cp && !isKnownCodepage(cp)) {

@@ -22,7 +22,8 @@ function writeHeader(doc: DxfDocument, out: TagSink, opts: EncodeOptions): void 
   out.tag(9, '$ACADVER');
   out.tag(1, doc.version);
   const fixed = new Set(['$ACADVER']);
-  if (!doc.header.has('$DWGCODEPAGE')) {
+  // (a drawing read without one keeps its code page unknown)
+  if (!doc.header.has('$DWGCODEPAGE') && doc.codepageDeclared) {
     out.tag(9, '$DWGCODEPAGE');
     out.tag(3, doc.encoding);
   }

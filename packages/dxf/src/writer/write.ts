@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { Diagnostic } from '../document-api.js';
 import type { DxfDocument } from '../document.js';
 import { convert, resolveVersion, type ConvertResult } from '../convert/convert.js';
-import { codecFor, isUnicodeVersion } from '../tags/encoding.js';
+import { codecFor, isKnownCodepage, isUnicodeVersion, undeclaredCodec } from '../tags/encoding.js';
 import type { DxfVersion } from '../types.js';
 import { writeDocument } from './document-writer.js';
 import { TagWriter } from './tag-writer.js';
@@ -33,7 +33,10 @@ function prepare(doc: DxfDocument, opts: WriteOptions): ConvertResult {
 
 function makeWriter(doc: DxfDocument, emit: (chunk: Buffer) => void): TagWriter {
   const utf8 = isUnicodeVersion(doc.version);
-  return new TagWriter(emit, utf8 ? null : codecFor(doc.encoding, false).encode);
+  if (utf8) return new TagWriter(emit, null);
+  // text of an unknown or unnamed code page was read as cp1252: it goes back byte for byte
+  const known = doc.codepageDeclared && isKnownCodepage(doc.encoding);
+  return new TagWriter(emit, (known ? codecFor(doc.encoding, false) : undeclaredCodec()).encode);
 }
 
 /** Streams the document's DXF text to `emit` in chunks; returns what a conversion reported. */
