@@ -148,3 +148,51 @@ describe('6. dxflib polylines, undeclared code pages, header variables after a s
     expect(viewDifferences(r!, ['entities', 'header'])).toEqual([]);
   });
 });
+
+describe('2. handle references follow a renumbering', () => {
+  it.skipIf(skipWithoutEzdxf())('R12 -> R2018: xdata 1005 still points at the CIRCLE it pointed at', () => {
+    const src = HERE + 'r12_handles.dxf';
+    const doc = readDxfSync(fixture('r12_handles.dxf'));
+    const line = doc.modelSpace().entities.find((e) => e.type === 'LINE')!;
+    const circle = doc.modelSpace().entities.find((e) => e.type === 'CIRCLE')!;
+    expect(line.xdata![0]!.tags).toContainEqual([1005, circle.handle]);
+    const up = readDxfSync(writeDxf(doc, { version: 'R2018' }));
+    const upLine = up.modelSpace().entities.find((e) => e.type === 'LINE')!;
+    const ref = upLine.xdata![0]!.tags.find((t) => t[0] === 1005)![1];
+    expect(up.get(ref)?.type).toBe('CIRCLE');
+    const ours = temp('r12-handles-r2018.dxf', writeDxf(doc, { version: 'R2018' }));
+    const [r] = ezdxfView([{ original: src, written: ours, as_version: 'AC1032' }]);
+    expect(r!.written_audit).toEqual([0, 0]);
+    expect(viewDifferences(r!, ['entities', 'xdata'])).toEqual([]);
+  });
+
+  it.skipIf(skipWithoutEzdxf())('handles given anew on reading: group members, dictionary entries, reactors, 340 and 1005 follow', () => {
+    // the same drawing twice: with good handles, and with two of them not hex ("Z1", "Z2")
+    const drawing = (line: string, xrec: string): Buffer => dxf([
+      [0, 'SECTION'], [2, 'HEADER'], [9, '$ACADVER'], [1, 'AC1015'], [9, '$HANDSEED'], [5, '100'], [0, 'ENDSEC'],
+      [0, 'SECTION'], [2, 'ENTITIES'],
+      [0, 'LINE'], [5, line], [102, '{ACAD_REACTORS'], [330, 'A0'], [102, '}'], [100, 'AcDbEntity'], [8, '0'],
+      [100, 'AcDbLine'], [10, 0], [20, 0], [30, 0], [11, 10], [21, 0], [31, 0],
+      [0, 'CIRCLE'], [5, '50'], [100, 'AcDbEntity'], [8, '0'], [100, 'AcDbCircle'], [10, 0], [20, 0], [30, 0], [40, 3],
+      [1001, 'ACAD'], [1000, 'points at the line'], [1005, line],
+      [0, 'ENDSEC'],
+      [0, 'SECTION'], [2, 'OBJECTS'],
+      [0, 'DICTIONARY'], [5, 'C'], [330, '0'], [100, 'AcDbDictionary'], [281, 1],
+      [3, 'ACAD_GROUP'], [350, 'D'], [3, 'LINEWORK_DATA'], [350, xrec],
+      [0, 'DICTIONARY'], [5, 'D'], [330, 'C'], [100, 'AcDbDictionary'], [281, 1], [3, 'G1'], [350, 'A0'],
+      [0, 'GROUP'], [5, 'A0'], [102, '{ACAD_REACTORS'], [330, 'D'], [102, '}'], [330, 'D'], [100, 'AcDbGroup'],
+      [300, 'the line'], [70, 0], [71, 1], [340, line],
+      [0, 'XRECORD'], [5, xrec], [330, 'C'], [100, 'AcDbXrecord'], [280, 1], [340, line], [1, 'data'],
+      [0, 'ENDSEC'], [0, 'EOF'],
+    ]);
+    const good = temp('renumber-good.dxf', drawing('40', 'B0'));
+    const broken = readDxfSync(drawing('Z1', 'Z2'));
+    expect(broken.diagnostics.filter((d) => d.code === 'invalid-handle')).toHaveLength(2);
+    const line = broken.modelSpace().entities[0]!;
+    const group = broken.objects.find((o) => o.type === 'GROUP')!;
+    expect(group.attrs.handles).toEqual([line.handle]);
+    const ours = temp('renumber-ours.dxf', writeDxf(broken));
+    const [r] = ezdxfView([{ original: good, written: ours }]);
+    expect(viewDifferences(r!, ['entities', 'objects', 'xdata'])).toEqual([]);
+  });
+});

@@ -5,6 +5,7 @@
 // dictionaries and layouts R2000 readers require.
 import type { Block, Diagnostic, DxfObject, TableEntry, TableName } from '../document-api.js';
 import { getDef } from '../defs/registry.js';
+import { mapHandleRefs } from '../codec/handles.js';
 import { dictEntries } from '../defs/objects.js';
 import {
   DxfDocument,
@@ -198,6 +199,12 @@ const KEEP_TEMPLATE_ENTRY: TableName[] = ['DIMSTYLE', 'VPORT'];
 
 function upgradeFromR12(doc: DxfDocument, target: DxfVersion): ConvertResult {
   const out = templateDocument(target);
+  // every record gets a handle of the new drawing: old -> new, for the references to follow
+  const renamed = new Map<string, string>();
+  const rename = (from: DxfRecord, to: DxfRecord): void => {
+    if (from.handle && to.handle) renamed.set(from.handle, to.handle);
+  };
+  const imported: { rec: DxfRecord; context: 'entity' | 'tableEntry' }[] = [];
   const diagnostics: Diagnostic[] = [{ level: 'info', code: 'upgraded', message: `R12 drawing rebuilt as ${target}` }];
   const skip = new Set(['$ACADVER', '$HANDSEED', '$HANDLING', '$DWGCODEPAGE']);
   for (const [name, tags] of doc.header) if (!skip.has(name)) out.header.set(name, structuredClone(tags));
@@ -212,17 +219,23 @@ function upgradeFromR12(doc: DxfDocument, target: DxfVersion): ConvertResult {
       const entryName = typeof entry.attrs.name === 'string' ? entry.attrs.name : '';
       const have = out.getTableEntry(name, entryName);
       if (have) {
+        rename(entry, have);
         if (KEEP_TEMPLATE_ENTRY.includes(name)) continue;
         have.attrs = structuredClone(entry.attrs);
         if (entry.extra) have.extra = structuredClone(entry.extra);
         if (entry.xdata) have.xdata = structuredClone(entry.xdata);
+        imported.push({ rec: have, context: 'tableEntry' });
         continue;
       }
       if (name === 'VPORT') continue;
       const added = out.addTableEntry(name, entryName, structuredClone(entry.attrs));
+      rename(entry, added);
       if (entry.extra) added.extra = structuredClone(entry.extra);
       if (entry.xdata) added.xdata = structuredClone(entry.xdata);
+      imported.push({ rec: added, context: 'tableEntry' });
     }
+    const head = out.tables.get(name)?.head;
+    if (head) rename(table.head, head);
   }
   for (const b of doc.blocks.values()) {
     let target: Block;
@@ -236,9 +249,23 @@ function upgradeFromR12(doc: DxfDocument, target: DxfVersion): ConvertResult {
         ...(a.description !== undefined ? { description: a.description } : {}),
         ...(a.xref_path !== undefined ? { xref_path: a.xref_path } : {}),
       });
-      if (b.block.xdata) target.block.xdata = structuredClone(b.block.xdata);
+      if (b.block.xdata) {
+        target.block.xdata = structuredClone(b.block.xdata);
+        imported.push({ rec: target.block, context: 'entity' });
+      }
     }
-    for (const e of b.entities) out.addEntity(cloneForImport(e), target.name);
+    rename(b.block, target.block);
+    rename(b.endblk, target.endblk);
+    for (const e of b.entities) {
+      const copy = out.addEntity(cloneForImport(e), target.name);
+      const from = [...entityTree(e)];
+      const to = [...entityTree(copy)];
+      for (let i = 0; i < from.length && i < to.length; i++) rename(from[i]!, to[i]!);
+      imported.push({ rec: copy, context: 'entity' });
+    }
   }
+  // references the R12 drawing held (xdata 1005, mostly) point at the records' new handles; the
+  // owners were given anew
+  if (renamed.size > 0) for (const { rec, context } of imported) mapHandleRefs(rec, context, (h) => renamed.get(h) ?? h, { owner: false });
   return { doc: out, diagnostics, dropped: {} };
 }

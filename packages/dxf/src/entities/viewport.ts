@@ -2,7 +2,8 @@
 // (341 repeated) is written between `circle_zoom` and `flags`, as AutoCAD does. R12 viewports carry
 // their view data in ACAD xdata, which stays in `xdata`.
 import { registerDef } from '../defs/registry.js';
-import type { AttrDef, DxfRecord, RecordDef, TagSink, TagSource } from '../types.js';
+import type { AttrDef, DxfRecord, RecordDef, SubclassCodec, TagSink, TagSource } from '../types.js';
+import { mapHandleList } from '../codec/handles.js';
 import { sequentialCodec } from './codec-util.js';
 
 const R2007 = 'AC1021' as const;
@@ -73,11 +74,14 @@ function writeFrozen(rec: DxfRecord, out: TagSink): void {
 const names = VIEWPORT_ATTRS.map((a) => a.name);
 const split = names.indexOf('circle_zoom') + 1;
 
-export const VIEWPORT_CODEC = sequentialCodec({
-  attrs: VIEWPORT_ATTRS,
-  hooks: [readFrozen],
-  order: [...names.slice(0, split), writeFrozen, ...names.slice(split)],
-});
+export const VIEWPORT_CODEC: SubclassCodec = {
+  ...sequentialCodec({
+    attrs: VIEWPORT_ATTRS,
+    hooks: [readFrozen],
+    order: [...names.slice(0, split), writeFrozen, ...names.slice(split)],
+  }),
+  mapHandles: (rec, map) => mapHandleList(rec.attrs.frozen_layer_handles, map),
+};
 
 export const VIEWPORT: RecordDef = registerDef({
   type: 'VIEWPORT',

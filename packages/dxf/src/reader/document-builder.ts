@@ -2,6 +2,7 @@
 // follows the sections, decodes each record by its declaration and repairs what broken files
 // need (missing ENDBLK/SEQEND/EOF, duplicate or empty handles), reporting each repair.
 import { decodeRecord } from '../codec/decode.js';
+import { mapDocumentRefs } from '../codec/handles.js';
 import { compiledDef } from '../codec/compiled-def.js';
 import type { Block, Diagnostic, DxfObject, RawSection, Table, TableEntry, TableName } from '../document-api.js';
 import {
@@ -537,11 +538,18 @@ export class DocumentBuilder {
     const doc = this.doc;
     if (this.needHandle.length === 0 || !doc.hasHandles) return;
     const renamed = new Map<DxfRecord, string>();
+    // a handle that was not hex names one record: references to it follow the record (a
+    // duplicate's stay with the record that kept the handle, as ezdxf has them)
+    const seen = new Map<string, number>();
+    for (const { old } of this.needHandle) if (old !== '' && old !== '0') seen.set(old, (seen.get(old) ?? 0) + 1);
+    const follow = new Map<string, string>();
     for (const { rec, old } of this.needHandle) {
       rec.handle = doc.newHandle();
       doc.indexRecord(rec);
       renamed.set(rec, old);
+      if (seen.get(old) === 1 && !doc.get(old)) follow.set(old, rec.handle);
     }
+    if (follow.size > 0) mapDocumentRefs(doc, (h) => follow.get(h) ?? h);
     if (doc.version <= 'AC1009') return; // R12 has no owner links
     // children name their parent, table entries their TABLE, blocks their BLOCK_RECORD
     for (const b of doc.blocks.values()) {
