@@ -224,10 +224,13 @@ export async function convertCommand(args: string[], io: CommandIO): Promise<num
       onProgress: (bytes) => progress.update(Math.min(0.99, bytes / estimate)),
     });
     progress.end();
-    for (const d of [...doc.diagnostics, ...result.diagnostics]) {
+    const to = target ?? doc.version;
+    // what reading repaired, then what the conversion did: every conversion, every drop
+    for (const d of [...doc.diagnostics, ...result.diagnostics.filter((x) => x.code !== 'converted' && x.code !== 'dropped')]) {
       io.stderr.write(`${d.level}: ${d.line ? `line ${d.line}: ` : ''}${d.message}\n`);
     }
-    const to = target ?? doc.version;
+    for (const [kind, n] of Object.entries(result.converted)) io.stderr.write(`converted: ${n} x ${kind}\n`);
+    for (const [kind, n] of Object.entries(result.dropped)) io.stderr.write(`dropped: ${n} ${kind} (${releaseOf(to)} has no place for ${n === 1 ? 'it' : 'them'})\n`);
     const seconds = ((Date.now() - started) / 1000).toFixed(2);
     io.stderr.write(`converted ${input} (${releaseOf(doc.version)}) -> ${output} (${releaseOf(to)}): ${entities} entities, ${result.bytes} bytes in ${seconds} s\n`);
     return 0;

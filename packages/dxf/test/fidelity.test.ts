@@ -6,11 +6,11 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { newDocument, readDxfSync, readTags, writeDxf } from '../src/index.js';
+import { newDocument, readDxfSync, readTags, writeDxf, writeDxfWithResult } from '../src/index.js';
 import type { Tag } from '../src/types.js';
 import { ValueKind, valueKind } from '../src/tags/group-codes.js';
 import type { DxfDocument } from '../src/document.js';
-import { binaryDxf, dxf, ezdxfView, skipWithoutEzdxf, viewDifferences, type ViewCategory } from './helpers.js';
+import { binaryDxf, dxf, ezdxfR12, ezdxfView, skipWithoutEzdxf, viewDifferences, type ViewCategory } from './helpers.js';
 import { normalize } from './normalize.js';
 
 const HERE = new URL('./fixtures/', import.meta.url).pathname;
@@ -194,5 +194,44 @@ describe('2. handle references follow a renumbering', () => {
     const ours = temp('renumber-ours.dxf', writeDxf(broken));
     const [r] = ezdxfView([{ original: good, written: ours }]);
     expect(viewDifferences(r!, ['entities', 'objects', 'xdata'])).toEqual([]);
+  });
+});
+
+describe('3. R2018 -> R12 keeps what R12 can express', () => {
+  it('converts LWPOLYLINE, MTEXT (in blocks and *D blocks too), true colours and VIEWPORTs and says so', () => {
+    const doc = readDxfSync(fixture('r2018_to_r12.dxf'));
+    const res = writeDxfWithResult(doc, { version: 'R12' });
+    expect(res.converted).toEqual({
+      'LWPOLYLINE -> POLYLINE': 5,
+      'MTEXT -> TEXT': 4,
+      'true colour -> nearest ACI colour': 3,
+      'VIEWPORT -> R12 VIEWPORT (MVIEW xdata)': 1,
+    });
+    // dropped: only what R12 has no form for
+    expect(res.dropped).toEqual({ HATCH: 1, 'objects (OBJECTS section)': 48, 'classes (CLASSES section)': 15 });
+    expect(res.diagnostics.filter((d) => d.code === 'converted')).toHaveLength(4);
+    const r12 = readDxfSync(res.buffer);
+    const dim = r12.getBlock('*D1')!.entities.map((e) => e.type);
+    expect(dim).toContain('TEXT');
+    expect(dim).not.toContain('MTEXT');
+    // the source drawing is untouched
+    expect(doc.modelSpace().entities.filter((e) => e.type === 'LWPOLYLINE')).toHaveLength(2);
+  });
+
+  it.skipIf(skipWithoutEzdxf())('ezdxf loads the R12 file and reads the same polylines, texts, viewport views and nearest colours', () => {
+    const ours = temp('r2018-to-r12.dxf', writeDxf(readDxfSync(fixture('r2018_to_r12.dxf')), { version: 'R12' }));
+    const r = ezdxfR12(HERE + 'r2018_to_r12.dxf', ours);
+    expect(r.version).toBe('AC1009');
+    expect(r.converted.polylines).toEqual(r.original.polylines);
+    expect(r.converted.texts).toEqual(r.original.texts);
+    expect(r.converted.texts['*D1']).toEqual(['1000']);
+    expect(r.viewports_r12.length).toBeGreaterThan(0);
+    for (const vp of r.viewports_r12) expect(vp.ours).toEqual(vp.ezdxf);
+    expect(r.colors).toHaveLength(3);
+    for (const c of r.colors) expect(c.aci).toBe(c.nearest);
+    // ezdxf 0.18 gives each POLYLINE and INSERT in a block of an R12 file a SEQEND it then deletes
+    // (its own R12 files get the same fix); nothing else
+    expect(r.audit[0]).toBe(0);
+    for (const m of r.audit_messages) expect(m).toMatch(/Deleted SEQEND\(#[0-9A-F]+\) entity with invalid owner handle #None/);
   });
 });

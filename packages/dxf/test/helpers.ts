@@ -144,3 +144,22 @@ export function viewDifferences(r: ViewResult, categories: ViewCategory[]): stri
     return d ? [`${c}: ${d.changed} changed, ${d.lost} lost, ${d.added} added (${d.example})`] : [];
   });
 }
+
+export interface R12Check {
+  original: { polylines: Record<string, unknown>; texts: Record<string, string[]> };
+  converted: { polylines: Record<string, unknown>; texts: Record<string, string[]> };
+  colors: { handle?: string; layer?: string; type?: string; aci: number | null; nearest: number }[];
+  viewports_r12: { handle: string; ezdxf: unknown; ours: unknown }[];
+  audit: [number, number];
+  audit_messages: string[];
+  version: string;
+}
+
+/** What a drawing and its R12 conversion draw, as ezdxf reads them (ezdxf_r12.py). */
+export function ezdxfR12(original: string, converted: string): R12Check {
+  requireEzdxf();
+  const script = fileURLToPath(new URL('./ezdxf_r12.py', import.meta.url));
+  const r = spawnSync(PYTHON, [script, original, converted], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  if (r.status !== 0) throw new Error(`ezdxf cannot read the R12 file: ${r.stderr.trim().split('\n').at(-1)}`);
+  return JSON.parse(r.stdout) as R12Check;
+}

@@ -54,7 +54,7 @@ export const STRUCTURED_ATTRS: Record<string, string[]> = {
   HATCH: ['paths', 'pattern_lines', 'seed_points', 'gradient', 'raw_tags'],
   LEADER: ['vertices'],
   IMAGE: ['boundary_path'],
-  VIEWPORT: ['frozen_layer_handles'],
+  VIEWPORT: ['frozen_layer_handles', 'frozen_layer_code'],
 };
 
 const attrCache = new Map<string, Map<string, AttrDef>>();

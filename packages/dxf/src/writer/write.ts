@@ -22,12 +22,14 @@ export interface WriteResult {
   diagnostics: Diagnostic[];
   /** Record types left out because the target version does not know them, with their counts. */
   dropped: Record<string, number>;
+  /** What became what for the target version, with counts ('MTEXT -> TEXT': 3). */
+  converted: Record<string, number>;
   bytes: number;
 }
 
 function prepare(doc: DxfDocument, opts: WriteOptions): ConvertResult {
   const target = opts.version === undefined ? doc.version : resolveVersion(opts.version);
-  if (target === doc.version) return { doc, diagnostics: [], dropped: {} };
+  if (target === doc.version) return { doc, diagnostics: [], dropped: {}, converted: {} };
   return convert(doc, target);
 }
 
@@ -48,7 +50,7 @@ export function writeDxfChunks(doc: DxfDocument, emit: (chunk: Buffer) => void, 
   });
   writeDocument(prepared.doc, writer);
   writer.flush();
-  return { diagnostics: prepared.diagnostics, dropped: prepared.dropped, bytes: writer.bytes };
+  return { diagnostics: prepared.diagnostics, dropped: prepared.dropped, converted: prepared.converted, bytes: writer.bytes };
 }
 
 /** The document as ASCII DXF bytes (in its own version unless `opts.version` says otherwise). */
