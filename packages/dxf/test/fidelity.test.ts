@@ -2,15 +2,16 @@
 // across a renumbering, R2018 -> R12, damaged input, dxflib polylines, undeclared code pages and
 // header variables after a stray ENDSEC. Each case is compared through ezdxf's view of the files
 // (ezdxf_view.py: every record as ezdxf would write it, handles replaced by what they point to).
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { Writable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { newDocument, readDxfSync, readTags, writeDxf, writeDxfWithResult } from '../src/index.js';
-import type { Tag } from '../src/types.js';
+import { convertCommand, newDocument, readDxfSync, readTags, writeDxf, writeDxfWithResult, type CommandIO } from '../src/index.js';
+import type { Entity, Tag } from '../src/types.js';
 import { ValueKind, valueKind } from '../src/tags/group-codes.js';
 import type { DxfDocument } from '../src/document.js';
-import { binaryDxf, dxf, ezdxfR12, ezdxfView, skipWithoutEzdxf, viewDifferences, type ViewCategory } from './helpers.js';
+import { binaryDxf, binaryTagOffsets, dxf, ezdxfR12, ezdxfView, skipWithoutEzdxf, viewDifferences, type ViewCategory } from './helpers.js';
 import { normalize } from './normalize.js';
 
 const HERE = new URL('./fixtures/', import.meta.url).pathname;
@@ -233,5 +234,124 @@ describe('3. R2018 -> R12 keeps what R12 can express', () => {
     // (its own R12 files get the same fix); nothing else
     expect(r.audit[0]).toBe(0);
     for (const m of r.audit_messages) expect(m).toMatch(/Deleted SEQEND\(#[0-9A-F]+\) entity with invalid owner handle #None/);
+  });
+});
+
+describe('5. damaged input: what is whole is kept, the rest dropped with an error, the output loads in ezdxf', () => {
+  /** A drawing whose ENTITIES hold a SPLINE between other records. */
+  function drawing(): Buffer {
+    const doc = newDocument('R2018');
+    const e = (type: string, attrs: Record<string, unknown>): Entity => ({ kind: 'entity', type, handle: '', owner: '', attrs: { layer: '0', ...attrs } });
+    doc.addEntity(e('LINE', { start: [0, 0, 0], end: [10, 0, 0] }));
+    doc.addEntity(e('SPLINE', {
+      degree: 3, flags: 8, knots: [0, 0, 0, 0, 0.5, 1, 1, 1, 1], weights: [],
+      control_points: [[0, 0, 0], [2, 4, 0], [4, -2, 0], [6, 5, 0], [8, 0, 0]], fit_points: [],
+    }));
+    const pl = e('POLYLINE', { flags: 0 });
+    pl.children = [[0, 0], [1, 1], [2, 0], [3, 1]].map(([x, y]) => e('VERTEX', { location: [x, y, 0] }));
+    doc.addEntity(pl);
+    doc.addEntity(e('CIRCLE', { center: [5, 5, 0], radius: 2 }));
+    doc.addEntity(e('LWPOLYLINE', { points: [[0, 0, 0, 0, 0], [4, 0, 0, 0, 0], [4, 4, 0, 0, 0]], flags: 1 }));
+    return writeDxf(doc);
+  }
+
+  function entitiesRange(text: string): [number, number] {
+    const start = text.indexOf('ENTITIES\n');
+    return [start, text.indexOf('ENDSEC\n', start)];
+  }
+
+  it('a file cut inside a SPLINE keeps the records before it and drops the SPLINE with an error', () => {
+    const full = drawing();
+    const text = full.toString('latin1');
+    const cut = text.indexOf('\nSPLINE\n') + 250;
+    const doc = readDxfSync(full.subarray(0, cut));
+    expect(doc.modelSpace().entities.map((x) => x.type)).toEqual(['LINE']);
+    const errors = doc.diagnostics.filter((d) => d.level === 'error');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.message).toMatch(/SPLINE .*dropped/);
+    // the cut inside the POLYLINE's vertices drops the POLYLINE: it is not whole
+    const inVertices = readDxfSync(full.subarray(0, text.indexOf('\nVERTEX\n', text.indexOf('\nVERTEX\n') + 1) + 20));
+    expect(inVertices.modelSpace().entities.map((x) => x.type)).toEqual(['LINE', 'SPLINE']);
+  });
+
+  it.skipIf(skipWithoutEzdxf())('ezdxf loads what is written from a file cut anywhere in ENTITIES, ASCII or binary', () => {
+    const ascii = drawing();
+    const [from, to] = entitiesRange(ascii.toString('latin1'));
+    const binary = binaryDxf(readTags(ascii).tags);
+    const bFrom = binary.indexOf(Buffer.from('ENTITIES\0', 'latin1'));
+    const bTo = binary.indexOf(Buffer.from('ENDSEC\0', 'latin1'), bFrom);
+    const pairs: { original: string; written: string }[] = [];
+    const cuts: string[] = [];
+    for (const [bytes, a, b, kind] of [[ascii, from, to, 'ascii'], [binary, bFrom, bTo, 'binary']] as const) {
+      for (let k = 1; k <= 12; k++) {
+        const cut = a + Math.floor(((b - a) * k) / 13);
+        const doc = readDxfSync(bytes.subarray(0, cut));
+        expect(doc.diagnostics.some((d) => d.level === 'error'), `${kind} cut at ${cut}`).toBe(true);
+        const p = temp(`cut-${kind}-${k}.dxf`, writeDxf(doc));
+        pairs.push({ original: p, written: p });
+        cuts.push(`${kind} cut at ${cut}`);
+      }
+    }
+    const results = ezdxfView(pairs);
+    const failed = results.flatMap((r, i) => (r.written_error ? [`${cuts[i]}: ${r.written_error}`] : []));
+    expect(failed).toEqual([]);
+  });
+
+  it.skipIf(skipWithoutEzdxf())('a corrupted group code in a binary file: no records of made-up types, the damage reported, ezdxf loads the output', () => {
+    const good = fixture('codes_r2018_binary.dxf');
+    const tags = binaryTagOffsets(good);
+    const first = tags.findIndex((t) => t.code === 2 && t.value === 'ENTITIES');
+    const last = tags.findIndex((t, i) => i > first && t.code === 0 && t.value === 'ENDSEC');
+    const pairs: { original: string; written: string }[] = [];
+    const names: string[] = [];
+    const plausible = /^[A-Z0-9_$*][A-Z0-9_$*-]*$/;
+    let damaged = 0;
+    for (let i = first + 1; i < last; i += 3) {
+      for (const [byte, x] of [[0, 0x20], [0, 0x80], [1, 0x01]] as const) {
+        const b = Buffer.from(good);
+        b[tags[i]!.at + byte] ^= x;
+        const name = `code ${tags[i]!.code} -> ${b.readUInt16LE(tags[i]!.at)} at byte ${tags[i]!.at}`;
+        const doc = readDxfSync(b);
+        const types = [...doc.blocks.values()].flatMap((bl) => bl.entities.map((e) => e.type)).concat(doc.objects.map((o) => o.type));
+        for (const t of types) expect(t, name).toMatch(plausible);
+        if (doc.diagnostics.some((d) => d.level === 'error')) damaged++;
+        const p = temp(`corrupt-${i}-${byte}-${x}.dxf`, writeDxf(doc));
+        pairs.push({ original: p, written: p });
+        names.push(name);
+      }
+    }
+    expect(damaged).toBeGreaterThan(0);
+    const failed = ezdxfView(pairs).flatMap((r, i) => (r.written_error ? [`${names[i]}: ${r.written_error}`] : []));
+    expect(failed).toEqual([]);
+  });
+});
+
+describe('5. linework convert and damaged input', () => {
+  function sinks(): { io: CommandIO; err: () => string } {
+    let e = '';
+    const stdout = new Writable({ write: (_d: Buffer, _enc, done) => done() });
+    const stderr = new Writable({ write: (d: Buffer, _enc, done) => ((e += d.toString()), done()) });
+    return { io: { stdout, stderr }, err: () => e };
+  }
+
+  it.skipIf(skipWithoutEzdxf())('exits 1 and writes nothing for a damaged file; with --recover writes what was whole, which ezdxf loads', async () => {
+    const full = fixture('codes_r2018_ascii.dxf');
+    const text = full.toString('latin1');
+    const cut = temp('cut.dxf', full.subarray(0, text.indexOf('\nHATCH\n') + 100));
+    const outPath = join(out, 'cut-out.dxf');
+    const a = sinks();
+    expect(await convertCommand([cut, outPath, '--version', 'R2000'], a.io)).toBe(1);
+    expect(a.err()).toMatch(/error: .*HATCH.*dropped/);
+    expect(a.err()).toContain('--recover');
+    expect(existsSync(outPath)).toBe(false);
+    const b = sinks();
+    expect(await convertCommand([cut, outPath, '--version', 'R2000', '--recover'], b.io)).toBe(0);
+    expect(readDxfSync(readFileSync(outPath)).modelSpace().entities.map((e) => e.type)).toEqual(['CIRCLE', 'LINE']);
+    const [r] = ezdxfView([{ original: outPath, written: outPath }]);
+    expect(r!.written_error).toBeUndefined();
+    // an undamaged file converts as before
+    const c = sinks();
+    expect(await convertCommand([HERE + 'codes_r2018_binary.dxf', join(out, 'fine.dxf')], c.io)).toBe(0);
+    expect(c.err()).not.toContain('error:');
   });
 });

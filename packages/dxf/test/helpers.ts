@@ -163,3 +163,29 @@ export function ezdxfR12(original: string, converted: string): R12Check {
   if (r.status !== 0) throw new Error(`ezdxf cannot read the R12 file: ${r.stderr.trim().split('\n').at(-1)}`);
   return JSON.parse(r.stdout) as R12Check;
 }
+
+/** Where each tag of an R13+ binary DXF starts (byte offset of its two-byte code), with its code and text value. */
+export function binaryTagOffsets(b: Buffer): { at: number; code: number; value: string }[] {
+  const out: { at: number; code: number; value: string }[] = [];
+  let p = 22;
+  while (p + 2 <= b.length) {
+    const at = p;
+    const code = b.readUInt16LE(p);
+    p += 2;
+    const kind = valueKind(code);
+    let value = '';
+    if (kind === ValueKind.Double || kind === ValueKind.Int64) p += 8;
+    else if (kind === ValueKind.Int16) p += 2;
+    else if (kind === ValueKind.Int32) p += 4;
+    else if (kind === ValueKind.Bool) p += 1;
+    else if (kind === ValueKind.Binary) p += 1 + b[p]!;
+    else {
+      const z = b.indexOf(0, p);
+      if (z < 0) break;
+      value = b.toString('latin1', p, z);
+      p = z + 1;
+    }
+    out.push({ at, code, value });
+  }
+  return out;
+}

@@ -198,13 +198,15 @@ describe('damaged input', () => {
     }
   });
 
-  it('says at which byte a binary file ends inside a tag', () => {
+  it('says at which byte a binary file ends inside a tag, and drops the record cut short', () => {
     const tags: Tag[] = [[0, 'SECTION'], [2, 'ENTITIES'], [0, 'LINE'], [8, '0'], [10, '1.5'], [20, '2'], [11, '3'], [21, '4'], [0, 'ENDSEC'], [0, 'EOF']];
     const full = binaryDxf(tags);
     // inside the double of code 20: 22 sentinel + SECTION 10 + ENTITIES 11 + LINE 7 + layer 4 + x 10
     const doc = readDxfSync(full.subarray(0, 22 + 10 + 11 + 7 + 4 + 10 + 5));
     expect(doc.diagnostics.find((d) => d.code === 'truncated')?.message).toBe('binary DXF ends inside a tag at byte 64');
-    expect(doc.modelSpace().entities.map((e) => e.type)).toEqual(['LINE']);
+    // the LINE lost its end: it is not whole and is dropped, and an error says so
+    expect(doc.modelSpace().entities.map((e) => e.type)).toEqual([]);
+    expect(doc.diagnostics.find((d) => d.code === 'truncated-record')).toMatchObject({ level: 'error', message: expect.stringContaining('LINE') });
   });
 
   it('rejects bytes after a binary sentinel that are not DXF tags, naming the byte', () => {

@@ -73,6 +73,8 @@ export class DocumentBuilder {
   private shared0 = '';
   private shared1 = '';
   private readonly diagCounts = new Map<string, number>();
+  /** The record read last and how to take it back: a file cut short may end inside it. */
+  private last: { type: string; line: number; undo: () => void } | null = null;
 
   constructor(private readonly opts: ReadOptions = {}) {}
 
@@ -95,6 +97,7 @@ export class DocumentBuilder {
       return;
     }
     const type = r.str(0);
+    this.last = null;
     if (type === 'SECTION') return this.openSection(r);
     if (type === 'ENDSEC') {
       if (r.n > 1) this.strayTags(r, 1);
@@ -114,10 +117,13 @@ export class DocumentBuilder {
         return this.onTableRecord(r);
       case 'OBJECTS':
         return this.onObject(r);
-      case 'CLASSES':
+      case 'CLASSES': {
         if (type !== 'CLASS') this.diagnostic({ level: 'warning', code: 'unexpected-record', message: `${type} in CLASSES kept as a class`, line });
-        this.doc.classes.push({ tags: tagsOf(r, 1) });
+        const c = { tags: tagsOf(r, 1) };
+        this.doc.classes.push(c);
+        this.taken(type, line, () => this.doc.classes.splice(this.doc.classes.indexOf(c), 1));
         return;
+      }
       case 'RAW':
         this.raw!.tags.push(...tagsOf(r, 0));
         return;
@@ -235,7 +241,12 @@ export class DocumentBuilder {
         tags = [];
       } else if (name !== null) tags.push([codes[i]!, r.str(i)]);
     }
-    if (name !== null) header.set(name, tags);
+    if (name !== null) {
+      header.set(name, tags);
+      // a file cut inside its header may have cut the last variable short
+      const lastName = name;
+      this.taken(lastName, r.line, () => header.delete(lastName));
+    }
     this.applyVersion();
     // the header was scanned before its code page was known: decode its text now
     const codec = codecFor(this.doc.encoding, isUnicodeVersion(this.doc.version));
@@ -349,6 +360,8 @@ export class DocumentBuilder {
       const p = this.parent;
       if (p && (p.type === 'POLYLINE') === (type === 'VERTEX')) {
         (p.children ??= []).push(e);
+        // a POLYLINE or INSERT cut among its children is not whole: it goes with the child
+        this.taken(type, line, () => this.dropEntity(p));
         return;
       }
       this.diagnostic({ level: 'warning', code: 'stray-entity', message: `${type} without ${type === 'VERTEX' ? 'POLYLINE' : 'INSERT'} dropped`, line });
@@ -368,6 +381,29 @@ export class DocumentBuilder {
     this.closeParent();
     if (type === 'POLYLINE' || type === 'INSERT') this.parent = e;
     target.call(this, e, line);
+    this.taken(type, line, () => this.dropEntity(e));
+  }
+
+  /** Notes how to take back the record just read. */
+  private taken(type: string, line: number, undo: () => void): void {
+    this.last = { type, line, undo };
+  }
+
+  /** Takes an entity read last (with its children) out of whatever list holds it. */
+  private dropEntity(e: Entity): void {
+    if (this.parent === e) this.parent = null;
+    for (const list of [this.block?.entities, this.modelBlock?.entities, this.paperBlock?.entities, this.pendingModel, this.pendingPaper]) {
+      const i = list ? list.lastIndexOf(e) : -1;
+      if (i >= 0) {
+        list!.splice(i, 1);
+        break;
+      }
+    }
+    for (const r of entityTree(e)) {
+      this.doc.unindexRecord(r);
+      const k = this.needHandle.findIndex((n) => n.rec === r);
+      if (k >= 0) this.needHandle.splice(k, 1);
+    }
   }
 
   /** A POLYLINE or INSERT whose children were not closed by SEQEND gets one. */
@@ -414,6 +450,11 @@ export class DocumentBuilder {
         this.endBlock(null, line);
       }
       this.block = { block: e, entities: [], line };
+      const open = this.block;
+      this.taken(type, line, () => {
+        if (this.block === open) this.block = null;
+        this.doc.unindexRecord(e);
+      });
       return;
     }
     if (type === 'ENDBLK') {
@@ -497,12 +538,21 @@ export class DocumentBuilder {
       }
     }
     table.entries.push(entry);
+    const t = table;
+    this.taken(type, line, () => {
+      t.entries.splice(t.entries.indexOf(entry), 1);
+      this.doc.unindexRecord(entry);
+    });
   }
 
   private onObject(r: TagRecord): void {
     const obj = decodeRecord(compiledDef(r.str(0), 'object'), r, this.ctx) as DxfObject;
     this.register(obj, r.line);
     this.doc.objects.push(obj);
+    this.taken(obj.type, r.line, () => {
+      this.doc.objects.splice(this.doc.objects.indexOf(obj), 1);
+      this.doc.unindexRecord(obj);
+    });
   }
 
   // ---- the end ----------------------------------------------------------------------------------
@@ -512,6 +562,16 @@ export class DocumentBuilder {
     if (!this.decodingSet) this.applyVersion();
     if (this.section) {
       this.diagnostic({ level: 'warning', code: 'truncated', message: `file ends inside section ${this.sectionName}` });
+      // the record the file ends in may be cut short: what is not known to be whole is dropped
+      const last = this.last;
+      if (last) {
+        last.undo();
+        this.last = null;
+        this.diagnostic({
+          level: 'error', code: 'truncated-record', line: last.line || undefined,
+          message: `the file ends inside ${last.type}${last.line ? ` (line ${last.line})` : ''}: it is not known to be whole and is dropped`,
+        });
+      }
       this.closeSection(0);
     }
     if (!this.sawEof) this.diagnostic({ level: 'info', code: 'missing-eof', message: 'no EOF record' });

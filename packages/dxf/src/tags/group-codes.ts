@@ -33,6 +33,17 @@ mark(1010, 1059, ValueKind.Double);
 mark(1060, 1070, ValueKind.Int16);
 mark(1071, 1071, ValueKind.Int32);
 
+/** Codes the DXF reference defines; binary DXF with another code has lost its way (a damaged byte). */
+const VALID = new Uint8Array(MAX_CODE + 1);
+for (const [from, to] of [
+  [0, 79], [90, 102], [105, 105], [110, 149], [160, 179], [210, 239], [270, 481], [999, 1071],
+] as const) VALID.fill(1, from, to + 1);
+
+/** Whether the DXF reference defines group code `code`. */
+export function isValidCode(code: number): boolean {
+  return code >= 0 && code <= MAX_CODE && VALID[code] === 1;
+}
+
 export function valueKind(code: number): ValueKind {
   return code >= 0 && code <= MAX_CODE ? (KINDS[code] as ValueKind) : ValueKind.Str;
 }
