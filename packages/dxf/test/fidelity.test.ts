@@ -309,7 +309,8 @@ describe('5. damaged input: what is whole is kept, the rest dropped with an erro
     for (let i = first + 1; i < last; i += 3) {
       for (const [byte, x] of [[0, 0x20], [0, 0x80], [1, 0x01]] as const) {
         const b = Buffer.from(good);
-        b[tags[i]!.at + byte] ^= x;
+        const at = tags[i]!.at + byte;
+        b[at] = b[at]! ^ x;
         const name = `code ${tags[i]!.code} -> ${b.readUInt16LE(tags[i]!.at)} at byte ${tags[i]!.at}`;
         const doc = readDxfSync(b);
         const types = [...doc.blocks.values()].flatMap((bl) => bl.entities.map((e) => e.type)).concat(doc.objects.map((o) => o.type));
