@@ -211,7 +211,8 @@ export class DxfDocument implements DocumentApi {
    * engine can address everything. Owners are filled where the structure says who owns what.
    */
   ensureHandles(): void {
-    if (this.version <= 'AC1009') this.setHeaderTags('$HANDLING', [[70, '1']]);
+    // (a $HANDLING already on, whatever its value, stays as the file has it)
+    if (this.version <= 'AC1009' && !this.hasHandles) this.setHeaderTags('$HANDLING', [[70, '1']]);
     for (const rec of this.records()) {
       if (!rec.handle) {
         rec.handle = this.allocHandle();

@@ -47,7 +47,9 @@ export interface DxfFunctions {
 
 export const dxf: DxfFunctions = {
   newDocument: (v) => dxfNewDocument(v),
-  readDxf: async (path) => dxfReadDxf(path),
+  // every record gets a handle, R12 drawings without $HANDLING included: the engine addresses,
+  // indexes and edits entities by handle
+  readDxf: async (path) => dxfReadDxf(path, { assignHandles: true }),
   writeDxf: (d) => dxfWriteDxf(d as DxfDocument),
   saveDxf: async (d, path, version) => {
     await dxfSaveDxf(d as DxfDocument, path, version ? { version } : {});
