@@ -144,9 +144,10 @@ export const save = defineOp({
     const target = input.path ? resolve(input.path) : s.path;
     if (!target) throw new OpError('path_required', `document ${s.id} (${s.name}) is untitled; give a path`);
     const version = input.version ? parseVersion(input.version) : s.doc.version;
+    let report: Awaited<ReturnType<typeof dxf.saveDxf>>;
     try {
       // Another version writes a converted copy; the open drawing keeps its own version.
-      await dxf.saveDxf(s.doc, target, version !== s.doc.version ? version : undefined);
+      report = await dxf.saveDxf(s.doc, target, version !== s.doc.version ? version : undefined);
     } catch (err) {
       if (err instanceof OpError) throw err;
       throw new OpError('save_failed', `cannot save ${target}: ${(err as Error).message}`);
@@ -155,8 +156,9 @@ export const save = defineOp({
     s.name = target.split(/[\\/]/).pop() || target;
     s.modified = false;
     ctx.engine.emit('document_saved', s, { path: target, dxf_version: version });
-    const lost = s.doc.diagnostics.filter((d) => d.level !== 'info' && /save|version|drop/i.test(d.code)).map((d) => d.message);
-    return { path: target, name: s.name, dxf_version: version, saved: true, warnings: lost };
+    // every conversion (what became what) and every drop of a save in another version
+    const warnings = report.diagnostics.filter((d) => d.level !== 'info').map((d) => d.message);
+    return { path: target, name: s.name, dxf_version: version, saved: true, converted: report.converted, dropped: report.dropped, warnings };
   },
 });
 

@@ -1,6 +1,7 @@
-// Issue 14, item 4: an R12 drawing without $HANDLING opens with a handle on every record, so
-// queries, edits and the spatial index address each entity; what is saved is the same drawing as
-// ezdxf sees it (handles aside).
+// DXF fidelity in the engine (issue 14): an R12 drawing without $HANDLING opens with a handle on
+// every record (item 4); save reports what a conversion made of what and what it left out; plot
+// draws viewport contents whatever the viewport's layer (item 7) and says when a page comes out
+// (nearly) empty, `fit` plotting the extents instead (item 8). Compared through ezdxf.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,5 +48,27 @@ describe('4. R12 without $HANDLING opens with handles', () => {
     expect(r!.differences?.entities).toMatchObject({ changed: 0, lost: 2, added: 0 });
     expect(r!.differences?.xdata).toMatchObject({ changed: 0, lost: 1, added: 0, example: 'lost *MODEL_SPACE#3' });
     expect(viewDifferences(r!, ['blocks', 'tables'])).toEqual([]);
+  });
+});
+
+describe('save reports every conversion and every drop', () => {
+  it('R2018 -> R12: what became what, what was left out', async () => {
+    const e = engine();
+    await ok(e, 'entities_create', {
+      entities: [
+        { type: 'LWPolyline', points: [[0, 0], [4, 0], [4, 4]], closed: true },
+        { type: 'MText', value: 'one\\Ptwo', position: [0, 10] },
+        { type: 'Hatch', boundary: [[0, 0], [2, 0], [2, 2]] },
+        { type: 'Line', start: [0, 0], end: [1, 1] },
+      ],
+    });
+    const out = join(mkdtempSync(join(tmpdir(), 'lw-save-report-')), 'r12.dxf');
+    const r = await ok(e, 'save', { path: out, version: 'R12' });
+    expect(r.converted).toEqual({ 'LWPOLYLINE -> POLYLINE': 1, 'MTEXT -> TEXT': 1 });
+    expect(r.dropped).toMatchObject({ HATCH: 1 });
+    expect(r.warnings).toContain('1 HATCH left out: R12 has no place for it');
+    // the same version: nothing converted, nothing dropped
+    const same = await ok(e, 'save', { path: out.replace('r12', 'same') });
+    expect(same).toMatchObject({ converted: {}, dropped: {}, warnings: [] });
   });
 });
