@@ -39,6 +39,7 @@ export const plot = defineOp({
     dpi: z.number().positive().max(2400).optional().describe('PNG: pixels per inch of paper (default 96)'),
     width: z.number().int().positive().max(20000).optional().describe('PNG: width in pixels'),
     height: z.number().int().positive().max(20000).optional().describe('PNG: height in pixels'),
+    fit: z.boolean().optional().describe('plot each layout\'s extents fitted to its paper instead of the page setup\'s plot area and scale'),
   }),
   mutates: false,
   needsDocument: true,
@@ -47,7 +48,7 @@ export const plot = defineOp({
   handler: async (ctx, input) => {
     const store = ctx.store!;
     const res = await plotLayouts(store.doc, { ...input, path: resolve(input.path), baseDir: baseDirOf(store) });
-    return { format: res.format, count: res.files.length, files: res.files, pages: res.pages, skipped: res.skipped };
+    return { format: res.format, count: res.files.length, files: res.files, pages: res.pages, skipped: res.skipped, warnings: res.warnings };
   },
 });
 
