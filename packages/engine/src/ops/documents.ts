@@ -130,7 +130,7 @@ export const documentClose = defineOp({
 
 export const save = defineOp({
   name: 'save',
-  summary: 'Saves the document (atomically) to its path or to `path`, optionally in another DXF `version`.',
+  summary: 'Saves the document (atomically) to its path or to `path`, optionally in another DXF `version`; the result says what a conversion made of what (converted) and left out (dropped).',
   input: z.object({
     path: z.string().min(1).optional().describe('file to write (default: the document\'s path)'),
     version: z.string().optional().describe('R12 ... R2018 or AC1009 ... AC1032 (default: the document\'s)'),

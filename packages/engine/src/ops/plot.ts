@@ -29,7 +29,7 @@ function layoutOrThrow(store: DocStore, name: string | undefined): string {
 
 export const plot = defineOp({
   name: 'plot',
-  summary: 'Plots layouts to PDF, SVG or PNG with their page setups: {layout?, path, format?, pages?}; result holds files and pages.',
+  summary: 'Plots layouts to PDF, SVG or PNG with their page setups: {layout?, path, format?, pages?, fit?}; result holds files, pages and warnings (pages that came out empty).',
   input: z.object({
     layout: z.string().optional().describe('layout to plot (default model space)'),
     path: z.string().min(1).describe('output file, relative to the server\'s working directory; {page} is replaced by the layout name for one file per page'),
