@@ -356,3 +356,25 @@ describe('5. linework convert and damaged input', () => {
     expect(c.err()).not.toContain('error:');
   });
 });
+
+describe('AcDbEntity attributes a writer puts after the next subclass marker', () => {
+  it.skipIf(skipWithoutEzdxf())('an INSERT whose layer and colour follow AcDbBlockReference keeps them, as ezdxf reads them', () => {
+    const src = temp('misplaced-layer.dxf', dxf([
+      [0, 'SECTION'], [2, 'HEADER'], [9, '$ACADVER'], [1, 'AC1015'], [0, 'ENDSEC'],
+      [0, 'SECTION'], [2, 'BLOCKS'],
+      [0, 'BLOCK'], [5, '20'], [100, 'AcDbEntity'], [8, '0'], [100, 'AcDbBlockBegin'], [2, 'B1'], [70, 0], [10, 0], [20, 0], [30, 0], [3, 'B1'], [1, ''],
+      [0, 'LINE'], [5, '21'], [100, 'AcDbEntity'], [8, '0'], [100, 'AcDbLine'], [10, 0], [20, 0], [30, 0], [11, 1], [21, 1], [31, 0],
+      [0, 'ENDBLK'], [5, '22'], [100, 'AcDbEntity'], [8, '0'], [100, 'AcDbBlockEnd'],
+      [0, 'ENDSEC'],
+      [0, 'SECTION'], [2, 'ENTITIES'],
+      // as skydxf's writer has them: an empty AcDbEntity, its attributes after AcDbBlockReference
+      [0, 'INSERT'], [5, '30'], [100, 'AcDbEntity'], [100, 'AcDbBlockReference'], [8, 'boxes'], [62, 3], [6, 'ByLayer'],
+      [2, 'B1'], [10, 5], [20, 5], [30, 0],
+      [0, 'ENDSEC'], [0, 'EOF'],
+    ]));
+    const doc = readDxfSync(readFileSync(src));
+    expect(doc.modelSpace().entities[0]!.attrs).toMatchObject({ layer: 'boxes', color: 3 });
+    const [r] = ezdxfView([{ original: src, written: temp('misplaced-layer-ours.dxf', writeDxf(doc)) }]);
+    expect(viewDifferences(r!, ['entities'])).toEqual([]);
+  });
+});

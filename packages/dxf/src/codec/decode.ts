@@ -339,6 +339,9 @@ function decodeBySubclass(cd: CompiledDef, rec: DxfRecord, t: TagRecord, end: nu
         }
       }
     }
+    // an AcDbEntity attribute some writers put after the next marker (an empty AcDbEntity, then
+    // layer, colour, linetype): it is still the entity's, as ezdxf reads it
+    if (subIdx > 0 && cd.context === 'entity' && misplacedCommon(cd, rec, t, i, end, ctx)) continue;
     pushExtra(rec, key, c, t.str(i));
   }
   // R12 records keep theirs always: R12 writes markers only for records read with them
@@ -348,6 +351,20 @@ function decodeBySubclass(cd: CompiledDef, rec: DxfRecord, t: TagRecord, end: nu
   } else if (seen !== declared.length && !(cd.context === 'entity' && chosenMarkers(declared, seen, rec))) {
     rec.markers = declared.slice(0, seen);
   }
+}
+
+/** Reads tag `i` as an AcDbEntity attribute not read yet; false when it is none (or not readable). */
+function misplacedCommon(cd: CompiledDef, rec: DxfRecord, t: TagRecord, i: number, end: number, ctx: CodecContext): boolean {
+  const common = cd.subs[0]!;
+  const c = t.codes[i]!;
+  if (c < 0 || c >= common.attrAt.length) return false;
+  const a = common.attrAt[c];
+  if (!a || a.kind === 'point2' || a.kind === 'point3' || a.kind === 'vec3') return false;
+  const slot = common.slotAt[c]!;
+  if (attrSeen[slot] === stamp || a.name in rec.attrs || (a.minVersion !== undefined && a.minVersion > ctx.version)) return false;
+  if (readAttr(a, t, i, end, rec.attrs) < 0) return false;
+  attrSeen[slot] = stamp;
+  return true;
 }
 
 /**
