@@ -358,7 +358,7 @@ describe('5. linework convert and damaged input', () => {
 });
 
 describe('AcDbEntity attributes a writer puts after the next subclass marker', () => {
-  it.skipIf(skipWithoutEzdxf())('an INSERT whose layer and colour follow AcDbBlockReference keeps them, as ezdxf reads them', () => {
+  it.skipIf(skipWithoutEzdxf())('layer and colour before AcDbEntity or after the next marker stay the entity\'s, as ezdxf reads them', () => {
     const src = temp('misplaced-layer.dxf', dxf([
       [0, 'SECTION'], [2, 'HEADER'], [9, '$ACADVER'], [1, 'AC1015'], [0, 'ENDSEC'],
       [0, 'SECTION'], [2, 'BLOCKS'],
@@ -370,10 +370,16 @@ describe('AcDbEntity attributes a writer puts after the next subclass marker', (
       // as skydxf's writer has them: an empty AcDbEntity, its attributes after AcDbBlockReference
       [0, 'INSERT'], [5, '30'], [100, 'AcDbEntity'], [100, 'AcDbBlockReference'], [8, 'boxes'], [62, 3], [6, 'ByLayer'],
       [2, 'B1'], [10, 5], [20, 5], [30, 0],
+      // before the AcDbEntity marker
+      [0, 'LWPOLYLINE'], [5, '31'], [8, 'boxes'], [62, 4], [100, 'AcDbEntity'], [100, 'AcDbPolyline'], [90, 2], [70, 0],
+      [10, 0], [20, 0], [10, 5], [20, 5],
+      // after the marker of a subclass read by a codec
+      [0, 'MTEXT'], [5, '32'], [100, 'AcDbEntity'], [100, 'AcDbMText'], [8, 'boxes'], [62, 5], [10, 1], [20, 1], [30, 0],
+      [40, 2.5], [71, 1], [1, 'text'],
       [0, 'ENDSEC'], [0, 'EOF'],
     ]));
     const doc = readDxfSync(readFileSync(src));
-    expect(doc.modelSpace().entities[0]!.attrs).toMatchObject({ layer: 'boxes', color: 3 });
+    expect(doc.modelSpace().entities.map((e) => [e.attrs.layer, e.attrs.color])).toEqual([['boxes', 3], ['boxes', 4], ['boxes', 5]]);
     const [r] = ezdxfView([{ original: src, written: temp('misplaced-layer-ours.dxf', writeDxf(doc)) }]);
     expect(viewDifferences(r!, ['entities'])).toEqual([]);
   });
