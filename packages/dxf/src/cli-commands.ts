@@ -166,7 +166,7 @@ function printInfo(info: Info, out: NodeJS.WritableStream): void {
 }
 
 const INFO_USAGE = 'usage: linework info FILE [--json]\n';
-const CONVERT_USAGE = 'usage: linework convert IN OUT [--version R12|R2000|R2004|R2007|R2010|R2013|R2018|AC10xx]\n';
+const CONVERT_USAGE = 'usage: linework convert IN OUT [--version R12|R2000|R2004|R2007|R2010|R2013|R2018|AC10xx] [--recover]\n';
 
 export async function infoCommand(args: string[], io: CommandIO): Promise<number> {
   const json = args.includes('--json');
@@ -192,9 +192,11 @@ export async function infoCommand(args: string[], io: CommandIO): Promise<number
 export async function convertCommand(args: string[], io: CommandIO): Promise<number> {
   const positional: string[] = [];
   let version: string | undefined;
+  let recover = false;
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
-    if (a === '--version') {
+    if (a === '--recover') recover = true;
+    else if (a === '--version') {
       version = args[++i];
       if (version === undefined) {
         io.stderr.write(`linework convert: --version needs a value\n${CONVERT_USAGE}`);
@@ -215,6 +217,13 @@ export async function convertCommand(args: string[], io: CommandIO): Promise<num
   try {
     const target = version !== undefined ? resolveVersion(version) : undefined;
     const doc = await readWithProgress(input, io);
+    // what reading repaired; errors mean the input was damaged and records were lost
+    for (const d of doc.diagnostics) io.stderr.write(`${d.level}: ${d.line ? `line ${d.line}: ` : ''}${d.message}\n`);
+    const damage = doc.diagnostics.filter((d) => d.level === 'error').length;
+    if (damage > 0 && !recover) {
+      io.stderr.write(`linework convert: ${input} is damaged (${damage} error${damage === 1 ? '' : 's'} above): nothing written; --recover writes what was read whole\n`);
+      return 1;
+    }
     let entities = 0;
     for (const b of doc.blocks.values()) entities += b.entities.length;
     const progress = new Progress(io, 'writing', entities > 200_000 ? 1 : 0);
@@ -224,10 +233,13 @@ export async function convertCommand(args: string[], io: CommandIO): Promise<num
       onProgress: (bytes) => progress.update(Math.min(0.99, bytes / estimate)),
     });
     progress.end();
-    for (const d of [...doc.diagnostics, ...result.diagnostics]) {
+    const to = target ?? doc.version;
+    // what the conversion did: every conversion, every drop
+    for (const d of result.diagnostics.filter((x) => x.code !== 'converted' && x.code !== 'dropped')) {
       io.stderr.write(`${d.level}: ${d.line ? `line ${d.line}: ` : ''}${d.message}\n`);
     }
-    const to = target ?? doc.version;
+    for (const [kind, n] of Object.entries(result.converted)) io.stderr.write(`converted: ${n} x ${kind}\n`);
+    for (const [kind, n] of Object.entries(result.dropped)) io.stderr.write(`dropped: ${n} ${kind} (${releaseOf(to)} has no place for ${n === 1 ? 'it' : 'them'})\n`);
     const seconds = ((Date.now() - started) / 1000).toFixed(2);
     io.stderr.write(`converted ${input} (${releaseOf(doc.version)}) -> ${output} (${releaseOf(to)}): ${entities} entities, ${result.bytes} bytes in ${seconds} s\n`);
     return 0;

@@ -75,6 +75,12 @@ export class DxfDocument implements DocumentApi {
   rawSections: RawSection[] = [];
   diagnostics: Diagnostic[] = [];
 
+  /**
+   * False for a drawing read from a file without $DWGCODEPAGE: its code page is unknown, so its text
+   * (read as cp1252) is written back byte for byte and no $DWGCODEPAGE is added.
+   */
+  codepageDeclared = true;
+
   /** Set on drawings converted down to R12: the writer drops every tag R12 has no code for. */
   strictR12 = false;
 
@@ -93,6 +99,7 @@ export class DxfDocument implements DocumentApi {
   shallowCopy(version: DxfVersion): DxfDocument {
     const out = new DxfDocument(version);
     out.encoding = this.encoding;
+    out.codepageDeclared = this.codepageDeclared;
     for (const [k, v] of this.header) out.header.set(k, v);
     out.classes = [...this.classes];
     for (const [k, t] of this.tables) out.tables.set(k, { name: t.name, head: t.head, entries: [...t.entries] });
@@ -204,7 +211,8 @@ export class DxfDocument implements DocumentApi {
    * engine can address everything. Owners are filled where the structure says who owns what.
    */
   ensureHandles(): void {
-    if (this.version <= 'AC1009') this.setHeaderTags('$HANDLING', [[70, '1']]);
+    // (a $HANDLING already on, whatever its value, stays as the file has it)
+    if (this.version <= 'AC1009' && !this.hasHandles) this.setHeaderTags('$HANDLING', [[70, '1']]);
     for (const rec of this.records()) {
       if (!rec.handle) {
         rec.handle = this.allocHandle();

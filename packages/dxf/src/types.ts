@@ -75,6 +75,12 @@ export interface SubclassCodec {
    */
   readFrom?(tags: TagSource, rec: DxfRecord, ctx: CodecContext): Tag[];
   write(rec: DxfRecord, out: TagSink, ctx: CodecContext): void;
+  /**
+   * Replaces each handle the codec keeps in structured attributes (not those declared with kind
+   * `handle`, which are found by their declaration) by what `map` returns for it, so references
+   * follow when handles are given anew.
+   */
+  mapHandles?(rec: DxfRecord, map: (handle: string) => string): void;
 }
 
 /** Tags `[0, length)` read by index. */

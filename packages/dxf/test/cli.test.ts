@@ -60,7 +60,8 @@ describe('linework convert', () => {
     expect(await convertCommand([FIXTURES + 'r2018.dxf', out, '--version', 'R12'], t.io)).toBe(0);
     expect(readDxfSync(readFileSync(out)).version).toBe('AC1009');
     expect(t.err()).toMatch(/converted .*r2018\.dxf \(R2018\) -> .*out\.dxf \(R12\): 8 entities/);
-    expect(t.err()).toContain('LWPOLYLINE left out');
+    expect(t.err()).toContain('converted: 1 x LWPOLYLINE -> POLYLINE');
+    expect(t.err()).toMatch(/dropped: \d+ objects \(OBJECTS section\) \(R12 has no place for them\)/);
     expect(t.err()).not.toContain('\r');
   });
 

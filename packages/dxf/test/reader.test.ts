@@ -5,34 +5,11 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { DxfError, newDocument, readDxf, readDxfSync, readTags, writeDxf } from '../src/index.js';
-import { ValueKind, valueKind } from '../src/tags/group-codes.js';
 import type { Entity, Tag } from '../src/types.js';
-import { FIXTURES, dxf, minimalDxf } from './helpers.js';
+import { FIXTURES, binaryDxf, dxf, minimalDxf } from './helpers.js';
 
 function types(entities: Entity[]): string[] {
   return entities.map((e) => e.type);
-}
-
-/** Binary DXF (R13+ layout: two-byte codes, values typed by code range) of the given tags. */
-function binaryDxf(tags: Tag[]): Buffer {
-  const parts: Buffer[] = [Buffer.from('AutoCAD Binary DXF\r\n\x1a\x00', 'latin1')];
-  for (const [code, v] of tags) {
-    const c = Buffer.alloc(2);
-    c.writeUInt16LE(code);
-    parts.push(c);
-    const kind = valueKind(code);
-    const n = Number(v);
-    let b: Buffer;
-    if (kind === ValueKind.Double) (b = Buffer.alloc(8)).writeDoubleLE(n);
-    else if (kind === ValueKind.Int16) (b = Buffer.alloc(2)).writeInt16LE(n);
-    else if (kind === ValueKind.Int32) (b = Buffer.alloc(4)).writeInt32LE(n);
-    else if (kind === ValueKind.Int64) (b = Buffer.alloc(8)).writeBigInt64LE(BigInt(v.trim()));
-    else if (kind === ValueKind.Bool) b = Buffer.from([n]);
-    else if (kind === ValueKind.Binary) b = Buffer.concat([Buffer.from([v.length / 2]), Buffer.from(v, 'hex')]);
-    else b = Buffer.from(v + '\0', 'latin1');
-    parts.push(b);
-  }
-  return Buffer.concat(parts);
 }
 
 /** Reads damaged bytes: either a DxfError or a document that writes and reads back cleanly. */
@@ -221,13 +198,15 @@ describe('damaged input', () => {
     }
   });
 
-  it('says at which byte a binary file ends inside a tag', () => {
+  it('says at which byte a binary file ends inside a tag, and drops the record cut short', () => {
     const tags: Tag[] = [[0, 'SECTION'], [2, 'ENTITIES'], [0, 'LINE'], [8, '0'], [10, '1.5'], [20, '2'], [11, '3'], [21, '4'], [0, 'ENDSEC'], [0, 'EOF']];
     const full = binaryDxf(tags);
     // inside the double of code 20: 22 sentinel + SECTION 10 + ENTITIES 11 + LINE 7 + layer 4 + x 10
     const doc = readDxfSync(full.subarray(0, 22 + 10 + 11 + 7 + 4 + 10 + 5));
     expect(doc.diagnostics.find((d) => d.code === 'truncated')?.message).toBe('binary DXF ends inside a tag at byte 64');
-    expect(doc.modelSpace().entities.map((e) => e.type)).toEqual(['LINE']);
+    // the LINE lost its end: it is not whole and is dropped, and an error says so
+    expect(doc.modelSpace().entities.map((e) => e.type)).toEqual([]);
+    expect(doc.diagnostics.find((d) => d.code === 'truncated-record')).toMatchObject({ level: 'error', message: expect.stringContaining('LINE') });
   });
 
   it('rejects bytes after a binary sentinel that are not DXF tags, naming the byte', () => {

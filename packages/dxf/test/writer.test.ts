@@ -123,15 +123,17 @@ describe('document writer', () => {
 });
 
 describe('conversion', () => {
-  it('converts R2018 down to R12, dropping what R12 cannot hold and saying what', () => {
+  it('converts R2018 down to R12, converting what R12 has another form for, dropping what it cannot hold, saying what', () => {
     const doc = readDxfSync(readFileSync(FIXTURES + 'r2018.dxf'));
-    const { buffer, dropped, diagnostics } = writeDxfWithResult(doc, { version: 'R12' });
-    expect(dropped.LWPOLYLINE).toBe(1);
+    const { buffer, dropped, converted, diagnostics } = writeDxfWithResult(doc, { version: 'R12' });
+    expect(converted).toEqual({ 'LWPOLYLINE -> POLYLINE': 1 });
+    expect(dropped.LWPOLYLINE).toBeUndefined();
     expect(dropped['objects (OBJECTS section)']).toBeGreaterThan(0);
     expect(diagnostics.some((d) => d.code === 'dropped')).toBe(true);
+    expect(diagnostics.some((d) => d.code === 'converted')).toBe(true);
     const r12 = readDxfSync(buffer);
     expect(r12.version).toBe('AC1009');
-    expect(r12.modelSpace().entities.map((e) => e.type)).toEqual(['LINE', 'CIRCLE', 'ARC', 'TEXT', 'POLYLINE', 'INSERT']);
+    expect(r12.modelSpace().entities.map((e) => e.type)).toEqual(['LINE', 'CIRCLE', 'ARC', 'TEXT', 'POLYLINE', 'INSERT', 'POLYLINE']);
     const text = buffer.toString('latin1');
     expect(text).not.toContain('AcDbEntity');
     expect(text).not.toContain('BLOCK_RECORD');

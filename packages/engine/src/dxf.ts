@@ -21,6 +21,16 @@ import {
 
 export interface Box3 { min: number[]; max: number[] }
 
+/** What saving in another version made of what and left out (empty when the version is the drawing's). */
+export interface SaveReport {
+  /** 'LWPOLYLINE -> POLYLINE': 3, 'true colour -> nearest ACI colour': 2 ... */
+  converted: Record<string, number>;
+  /** 'HATCH': 1, 'objects (OBJECTS section)': 40 ... */
+  dropped: Record<string, number>;
+  /** The conversion's diagnostics (info: conversions; warning: what was left out). */
+  diagnostics: { level: string; code: string; message: string }[];
+}
+
 /** A 2D transform the engine applies (entities_transform, command line). */
 export interface Transform2D {
   kind: 'move' | 'rotate' | 'scale' | 'mirror';
@@ -37,7 +47,7 @@ export interface DxfFunctions {
   newDocument(version?: string): DocumentApi;
   readDxf(path: string): Promise<DocumentApi>;
   writeDxf(doc: DocumentApi): Uint8Array;
-  saveDxf(doc: DocumentApi, path: string, version?: string): Promise<void>;
+  saveDxf(doc: DocumentApi, path: string, version?: string): Promise<SaveReport>;
   boundingBox(e: Entity, doc: DocumentApi): Box3 | null;
   /** Applies a transform in place; returns a replacement when the type changes (circle -> ellipse). */
   transform(e: Entity, t: Transform2D, doc: DocumentApi): Entity | void;
@@ -54,10 +64,13 @@ export interface DxfFunctions {
 
 export const dxf: DxfFunctions = {
   newDocument: (v) => dxfNewDocument(v),
-  readDxf: async (path) => dxfReadDxf(path),
+  // every record gets a handle, R12 drawings without $HANDLING included: the engine addresses,
+  // indexes and edits entities by handle
+  readDxf: async (path) => dxfReadDxf(path, { assignHandles: true }),
   writeDxf: (d) => dxfWriteDxf(d as DxfDocument),
   saveDxf: async (d, path, version) => {
-    await dxfSaveDxf(d as DxfDocument, path, version ? { version } : {});
+    const r = await dxfSaveDxf(d as DxfDocument, path, version ? { version } : {});
+    return { converted: r.converted, dropped: r.dropped, diagnostics: r.diagnostics };
   },
   boundingBox: (e, d) => dxfBoundingBox(e, d),
   transform: (e, t, d) => {

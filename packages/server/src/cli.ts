@@ -14,8 +14,8 @@ export const USAGE = `Usage:
     [--root DIR ...]                      the workspace: the only folders clients may name files in
                                           (default: the current folder; relative paths start at the first)
   linework info <file.dxf> [--json]       describe a DXF file
-  linework convert <in.dxf> <out.dxf> [--version R2018]
-  linework plot <file.dxf> <out.pdf|svg|png> [--layout NAME | --all] [--paper A3] [--dpi N]
+  linework convert <in.dxf> <out.dxf> [--version R2018] [--recover]
+  linework plot <file.dxf> <out.pdf|svg|png> [--layout NAME | --all] [--paper A3] [--dpi N] [--fit]
   linework --help | --version
 
 Transports combine in one process and share one session, e.g. --http 8080 --tcp 8081.

@@ -9,6 +9,7 @@ import { subclassMarkersFor } from '../entities/index.js';
 import { ENTITY_COMMON } from '../entities/common.js';
 import type { CodecContext } from '../types.js';
 import type { TagRecord } from '../tags/record-sink.js';
+import { parseNumber } from '../tags/parse-number.js';
 
 // Numbers are read with `t.num`, which is `parseNumber`: unlike Number(), an empty value is NaN.
 
@@ -304,7 +305,8 @@ function decodeBySubclass(cd: CompiledDef, rec: DxfRecord, t: TagRecord, end: nu
         let j = i + 1;
         while (j < end && codes[j] !== 100) j++;
         codecRan = true;
-        const rest = runCodecOn(sub, t, i + 1, j, rec, ctx);
+        let rest = runCodecOn(sub, t, i + 1, j, rec, ctx);
+        if (rest.length > 0 && cd.context === 'entity') rest = rest.filter((tag) => !misplacedCommonTag(cd, rec, tag, ctx));
         if (rest.length > 0) {
           const extra = (rec.extra ??= {});
           extra[key] = (extra[key] ?? []).concat(rest);
@@ -318,6 +320,8 @@ function decodeBySubclass(cd: CompiledDef, rec: DxfRecord, t: TagRecord, end: nu
         if (state.i > i) i = state.i;
         continue;
       }
+      // before any marker, as R12 has them: AcDbEntity's attributes
+      if (cd.context === 'entity' && misplacedCommon(cd, rec, t, i, end, ctx)) continue;
       pushExtra(rec, '', c, t.str(i));
       continue;
     }
@@ -339,6 +343,9 @@ function decodeBySubclass(cd: CompiledDef, rec: DxfRecord, t: TagRecord, end: nu
         }
       }
     }
+    // an AcDbEntity attribute some writers put after the next marker (an empty AcDbEntity, then
+    // layer, colour, linetype): it is still the entity's, as ezdxf reads it
+    if (subIdx > 0 && cd.context === 'entity' && misplacedCommon(cd, rec, t, i, end, ctx)) continue;
     pushExtra(rec, key, c, t.str(i));
   }
   // R12 records keep theirs always: R12 writes markers only for records read with them
@@ -348,6 +355,41 @@ function decodeBySubclass(cd: CompiledDef, rec: DxfRecord, t: TagRecord, end: nu
   } else if (seen !== declared.length && !(cd.context === 'entity' && chosenMarkers(declared, seen, rec))) {
     rec.markers = declared.slice(0, seen);
   }
+}
+
+/** `misplacedCommon` for a tag a codec left. */
+function misplacedCommonTag(cd: CompiledDef, rec: DxfRecord, tag: Tag, ctx: CodecContext): boolean {
+  const common = cd.subs[0]!;
+  const c = tag[0];
+  if (c < 0 || c >= common.attrAt.length) return false;
+  const a = common.attrAt[c];
+  if (!a || a.kind === 'point2' || a.kind === 'point3' || a.kind === 'vec3') return false;
+  const slot = common.slotAt[c]!;
+  if (attrSeen[slot] === stamp || a.name in rec.attrs || (a.minVersion !== undefined && a.minVersion > ctx.version)) return false;
+  const v = tag[1];
+  if (a.kind === 'str') rec.attrs[a.name] = v;
+  else if (a.kind === 'handle') rec.attrs[a.name] = v.trim().toUpperCase();
+  else {
+    const n = parseNumber(v);
+    if (Number.isNaN(n)) return false;
+    rec.attrs[a.name] = a.kind === 'bool' ? n !== 0 : a.kind === 'int' ? Math.trunc(n) : n;
+  }
+  attrSeen[slot] = stamp;
+  return true;
+}
+
+/** Reads tag `i` as an AcDbEntity attribute not read yet; false when it is none (or not readable). */
+function misplacedCommon(cd: CompiledDef, rec: DxfRecord, t: TagRecord, i: number, end: number, ctx: CodecContext): boolean {
+  const common = cd.subs[0]!;
+  const c = t.codes[i]!;
+  if (c < 0 || c >= common.attrAt.length) return false;
+  const a = common.attrAt[c];
+  if (!a || a.kind === 'point2' || a.kind === 'point3' || a.kind === 'vec3') return false;
+  const slot = common.slotAt[c]!;
+  if (attrSeen[slot] === stamp || a.name in rec.attrs || (a.minVersion !== undefined && a.minVersion > ctx.version)) return false;
+  if (readAttr(a, t, i, end, rec.attrs) < 0) return false;
+  attrSeen[slot] = stamp;
+  return true;
 }
 
 /**

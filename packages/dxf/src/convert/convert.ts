@@ -5,6 +5,7 @@
 // dictionaries and layouts R2000 readers require.
 import type { Block, Diagnostic, DxfObject, TableEntry, TableName } from '../document-api.js';
 import { getDef } from '../defs/registry.js';
+import { mapHandleRefs } from '../codec/handles.js';
 import { dictEntries } from '../defs/objects.js';
 import {
   DxfDocument,
@@ -19,12 +20,15 @@ import { DxfError } from '../errors.js';
 import { HEADER_VARS } from '../header/header-vars.js';
 import { DXF_VERSIONS, RELEASE_NAMES, type DxfRecord, type DxfVersion, type Entity } from '../types.js';
 import { templateDocument } from '../template/template.js';
+import { toR12, withAci, type Conversions } from './r12.js';
 
 export interface ConvertResult {
   doc: DxfDocument;
   diagnostics: Diagnostic[];
   /** Kinds of records left out, with counts ('LWPOLYLINE': 12, 'OBJECTS': 40, ...). */
   dropped: Record<string, number>;
+  /** What became what, with counts ('LWPOLYLINE -> POLYLINE': 12, 'true colour -> nearest ACI colour': 3). */
+  converted: Record<string, number>;
 }
 
 /** 'R2018', 'r2000', 'AC1032' -> the $ACADVER name; throws on anything else. */
@@ -36,18 +40,12 @@ export function resolveVersion(v: string): DxfVersion {
   throw new DxfError(`unknown DXF version "${v}" (use R12, R2000, R2004, R2007, R2010, R2013, R2018 or AC10xx)`);
 }
 
-/** Entity types R12 knows. */
-const R12_ENTITIES = new Set([
-  'LINE', 'POINT', 'CIRCLE', 'ARC', 'TRACE', 'SOLID', 'TEXT', 'SHAPE', 'INSERT', 'ATTDEF', 'ATTRIB',
-  'POLYLINE', 'VERTEX', 'SEQEND', '3DFACE', 'VIEWPORT', 'DIMENSION',
-]);
-
 export function convert(doc: DxfDocument, target: DxfVersion): ConvertResult {
   const from = doc.version;
-  if (target === from) return { doc, diagnostics: [], dropped: {} };
+  if (target === from) return { doc, diagnostics: [], dropped: {}, converted: {} };
   const r12From = from <= 'AC1009';
   const r12To = target <= 'AC1009';
-  if (r12From && r12To) return { doc: doc.shallowCopy(target), diagnostics: [], dropped: {} };
+  if (r12From && r12To) return { doc: doc.shallowCopy(target), diagnostics: [], dropped: {}, converted: {} };
   if (!r12From && r12To) return downgradeToR12(doc, target);
   if (target === 'AC1012' || target === 'AC1014') {
     throw new DxfError('saving as R13/R14 is not supported: use R12 or R2000 and later');
@@ -62,6 +60,14 @@ function count(dropped: Record<string, number>, kind: string, n = 1): void {
 
 function releaseName(v: DxfVersion): string {
   return Object.entries(RELEASE_NAMES).find(([, ver]) => ver === v)?.[0] ?? v;
+}
+
+function convertedDiagnostics(converted: Record<string, number>, target: DxfVersion): Diagnostic[] {
+  return Object.entries(converted).map(([kind, n]) => ({
+    level: 'info' as const,
+    code: 'converted',
+    message: `${n} x ${kind}: ${releaseName(target)} has no place for the original`,
+  }));
 }
 
 function droppedDiagnostics(dropped: Record<string, number>, target: DxfVersion): Diagnostic[] {
@@ -90,7 +96,7 @@ function relabel(doc: DxfDocument, target: DxfVersion): ConvertResult {
   out.objects = out.objects.filter(keep);
   if (doc.version < 'AC1015' && target >= 'AC1015') addLayouts(out, diagnostics);
   if (doc.version < 'AC1021' && target >= 'AC1021') out.encoding = out.encoding || 'ANSI_1252';
-  return { doc: out, diagnostics: [...diagnostics, ...droppedDiagnostics(dropped, target)], dropped };
+  return { doc: out, diagnostics: [...diagnostics, ...droppedDiagnostics(dropped, target)], dropped, converted: {} };
 }
 
 /** R13/R14 have no LAYOUT objects: create Model and one per paper-space block, as AutoCAD does. */
@@ -147,7 +153,9 @@ function downgradeToR12(doc: DxfDocument, target: DxfVersion): ConvertResult {
   const out = new DxfDocument(target);
   out.strictR12 = true;
   const dropped: Record<string, number> = {};
+  const converted: Conversions = {};
   out.encoding = doc.version >= 'AC1021' ? 'ANSI_1252' : doc.encoding;
+  out.codepageDeclared = doc.version >= 'AC1021' || doc.codepageDeclared;
   for (const [name, tags] of doc.header) {
     const info = HEADER_VARS.get(name);
     if (info && info.minVersion > 'AC1009') continue;
@@ -156,12 +164,22 @@ function downgradeToR12(doc: DxfDocument, target: DxfVersion): ConvertResult {
   out.setHeaderTags('$HANDLING', [[70, '1']]);
   for (const [name, table] of doc.tables) {
     if (name === 'BLOCK_RECORD') continue;
-    out.tables.set(name, { name, head: table.head, entries: table.entries });
+    const entries = name === 'LAYER' ? table.entries.map((l) => withAci(l, converted, true)) : [...table.entries];
+    out.tables.set(name, { name, head: table.head, entries });
   }
-  const keep = (e: Entity): boolean => {
-    if (R12_ENTITIES.has(e.type)) return true;
-    count(dropped, e.type);
-    return false;
+  // R12 VIEWPORTs keep their view in xdata of the ACAD application
+  const appids = out.tables.get('APPID');
+  if (appids && !appids.entries.some((a) => String(a.attrs.name ?? '').toUpperCase() === 'ACAD')) {
+    appids.entries.unshift({ kind: 'tableEntry', type: 'APPID', handle: '', owner: '', attrs: { name: 'ACAD', flags: 0 } });
+  }
+  const convertAll = (entities: Entity[]): Entity[] => {
+    const list: Entity[] = [];
+    for (const e of entities) {
+      const r12 = toR12(e, doc, converted);
+      if (r12) list.push(...r12);
+      else count(dropped, e.type);
+    }
+    return list;
   };
   for (const b of doc.blocks.values()) {
     let name = b.name;
@@ -173,14 +191,20 @@ function downgradeToR12(doc: DxfDocument, target: DxfVersion): ConvertResult {
       continue;
     }
     const block: Entity = name === b.name ? b.block : { ...b.block, attrs: { ...b.block.attrs, name, name2: name } };
-    out.blocks.set(name, { name, block, endblk: b.endblk, entities: b.entities.filter(keep) });
+    out.blocks.set(name, { name, block, endblk: b.endblk, entities: convertAll(b.entities) });
   }
   if (doc.objects.length) count(dropped, 'objects (OBJECTS section)', doc.objects.length);
   if (doc.classes.length) count(dropped, 'classes (CLASSES section)', doc.classes.length);
   for (const r of doc.rawSections) count(dropped, `${r.name} section`);
-  for (const rec of out.records()) out.indexRecord(rec);
-  out.setHeaderTags('$HANDSEED', [[5, doc.handseed()]]);
-  return { doc: out, diagnostics: droppedDiagnostics(dropped, target), dropped };
+  // records of the drawing keep their handles; those made by the conversion get new ones
+  const fresh: DxfRecord[] = [];
+  for (const rec of out.records()) if (!rec.handle || !out.indexRecord(rec)) fresh.push(rec);
+  for (const rec of fresh) {
+    rec.handle = out.newHandle();
+    out.indexRecord(rec);
+  }
+  out.setHeaderTags('$HANDSEED', [[5, out.handseed()]]);
+  return { doc: out, diagnostics: [...convertedDiagnostics(converted, target), ...droppedDiagnostics(dropped, target)], dropped, converted };
 }
 
 function cloneForImport(e: Entity): Entity {
@@ -197,27 +221,43 @@ const KEEP_TEMPLATE_ENTRY: TableName[] = ['DIMSTYLE', 'VPORT'];
 
 function upgradeFromR12(doc: DxfDocument, target: DxfVersion): ConvertResult {
   const out = templateDocument(target);
+  // every record gets a handle of the new drawing: old -> new, for the references to follow
+  const renamed = new Map<string, string>();
+  const rename = (from: DxfRecord, to: DxfRecord): void => {
+    if (from.handle && to.handle) renamed.set(from.handle, to.handle);
+  };
+  const imported: { rec: DxfRecord; context: 'entity' | 'tableEntry' }[] = [];
   const diagnostics: Diagnostic[] = [{ level: 'info', code: 'upgraded', message: `R12 drawing rebuilt as ${target}` }];
   const skip = new Set(['$ACADVER', '$HANDSEED', '$HANDLING', '$DWGCODEPAGE']);
   for (const [name, tags] of doc.header) if (!skip.has(name)) out.header.set(name, structuredClone(tags));
-  if (target < 'AC1021') out.encoding = doc.encoding;
+  if (target < 'AC1021') {
+    out.encoding = doc.encoding;
+    out.codepageDeclared = doc.codepageDeclared;
+    if (!doc.codepageDeclared) out.header.delete('$DWGCODEPAGE');
+  }
   for (const [name, table] of doc.tables) {
     if (name === 'BLOCK_RECORD') continue;
     for (const entry of table.entries) {
       const entryName = typeof entry.attrs.name === 'string' ? entry.attrs.name : '';
       const have = out.getTableEntry(name, entryName);
       if (have) {
+        rename(entry, have);
         if (KEEP_TEMPLATE_ENTRY.includes(name)) continue;
         have.attrs = structuredClone(entry.attrs);
         if (entry.extra) have.extra = structuredClone(entry.extra);
         if (entry.xdata) have.xdata = structuredClone(entry.xdata);
+        imported.push({ rec: have, context: 'tableEntry' });
         continue;
       }
       if (name === 'VPORT') continue;
       const added = out.addTableEntry(name, entryName, structuredClone(entry.attrs));
+      rename(entry, added);
       if (entry.extra) added.extra = structuredClone(entry.extra);
       if (entry.xdata) added.xdata = structuredClone(entry.xdata);
+      imported.push({ rec: added, context: 'tableEntry' });
     }
+    const head = out.tables.get(name)?.head;
+    if (head) rename(table.head, head);
   }
   for (const b of doc.blocks.values()) {
     let target: Block;
@@ -231,9 +271,23 @@ function upgradeFromR12(doc: DxfDocument, target: DxfVersion): ConvertResult {
         ...(a.description !== undefined ? { description: a.description } : {}),
         ...(a.xref_path !== undefined ? { xref_path: a.xref_path } : {}),
       });
-      if (b.block.xdata) target.block.xdata = structuredClone(b.block.xdata);
+      if (b.block.xdata) {
+        target.block.xdata = structuredClone(b.block.xdata);
+        imported.push({ rec: target.block, context: 'entity' });
+      }
     }
-    for (const e of b.entities) out.addEntity(cloneForImport(e), target.name);
+    rename(b.block, target.block);
+    rename(b.endblk, target.endblk);
+    for (const e of b.entities) {
+      const copy = out.addEntity(cloneForImport(e), target.name);
+      const from = [...entityTree(e)];
+      const to = [...entityTree(copy)];
+      for (let i = 0; i < from.length && i < to.length; i++) rename(from[i]!, to[i]!);
+      imported.push({ rec: copy, context: 'entity' });
+    }
   }
-  return { doc: out, diagnostics, dropped: {} };
+  // references the R12 drawing held (xdata 1005, mostly) point at the records' new handles; the
+  // owners were given anew
+  if (renamed.size > 0) for (const { rec, context } of imported) mapHandleRefs(rec, context, (h) => renamed.get(h) ?? h, { owner: false });
+  return { doc: out, diagnostics, dropped: {}, converted: {} };
 }

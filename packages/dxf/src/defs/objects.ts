@@ -2,6 +2,7 @@
 // layouts, groups and raster image definitions. All other objects stay raw tag lists.
 import type { AttrDef, DxfRecord, RecordDef, SubclassCodec, Tag, TagSink } from '../types.js';
 import { registerDef } from './registry.js';
+import { mapHandleList } from '../codec/handles.js';
 
 /** One entry of a DICTIONARY: its key and the handle it points to (360 owns it, 350 does not). */
 export interface DictEntry {
@@ -47,6 +48,9 @@ const dictionaryCodec: SubclassCodec = {
       out.tag(3, e.name);
       out.tag(e.code, e.handle);
     }
+  },
+  mapHandles(rec, map) {
+    for (const e of dictEntries(rec)) e.handle = map(e.handle);
   },
 };
 
@@ -114,6 +118,7 @@ const groupCodec: SubclassCodec = {
     const handles = rec.attrs.handles;
     if (Array.isArray(handles)) for (const h of handles) out.tag(340, String(h));
   },
+  mapHandles: (rec, map) => mapHandleList(rec.attrs.handles, map),
 };
 
 export const GROUP_DEF: RecordDef = registerDef({

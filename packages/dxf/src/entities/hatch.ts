@@ -16,6 +16,7 @@
 import { registerDef } from '../defs/registry.js';
 import type { AttrDef, CodecContext, DxfRecord, RecordDef, SubclassCodec, Tag, TagSink, Vec2 } from '../types.js';
 import { byName, num, readPoint, versionAtLeast, writeAttr } from './codec-util.js';
+import { mapHandleList, mapRawTags } from '../codec/handles.js';
 
 export type HatchEdge =
   | { type: 'line'; start: Vec2; end: Vec2 }
@@ -421,6 +422,10 @@ export const HATCH_CODEC: SubclassCodec = {
       return;
     }
     writeHatch(rec, out, ctx);
+  },
+  mapHandles(rec, map) {
+    for (const p of (rec.attrs.paths as HatchPath[] | undefined) ?? []) mapHandleList(p.source_handles, map);
+    mapRawTags(rec.attrs.raw_tags, map);
   },
 };
 

@@ -49,12 +49,12 @@ export const ENTITY_DEFS: Record<string, RecordDef> = {
  * Counts of repeated groups are derived from these on write.
  */
 export const STRUCTURED_ATTRS: Record<string, string[]> = {
-  LWPOLYLINE: ['points', 'vertex_ids', 'vertex_tags'],
+  LWPOLYLINE: ['points', 'vertex_ids', 'vertex_tags', 'vertex_z'],
   SPLINE: ['knots', 'weights', 'control_points', 'fit_points'],
   HATCH: ['paths', 'pattern_lines', 'seed_points', 'gradient', 'raw_tags'],
   LEADER: ['vertices'],
   IMAGE: ['boundary_path'],
-  VIEWPORT: ['frozen_layer_handles'],
+  VIEWPORT: ['frozen_layer_handles', 'frozen_layer_code'],
 };
 
 const attrCache = new Map<string, Map<string, AttrDef>>();

@@ -3,6 +3,8 @@
 // `points` on write. Per vertex, 40/41 are written when a width is non-zero and 42 when the bulge
 // is; a file that wrote them otherwise (e.g. explicit zero widths) keeps its layout in
 // `vertex_tags` (bit mask per vertex: 1 = 40/41, 2 = 42), and vertex ids (91) in `vertex_ids`.
+// Some writers (dxflib) give each vertex a z (30), which DXF does not define for LWPOLYLINE: it is
+// kept in `vertex_z` and written back after its vertex. The vertices are trusted, not code 90.
 import { registerDef } from '../defs/registry.js';
 import type { AttrDef, DxfRecord, RecordDef, TagSink, TagSource } from '../types.js';
 import { numAt, sequentialCodec } from './codec-util.js';
@@ -40,6 +42,7 @@ function readVertices(tags: TagSource, i: number, rec: DxfRecord, state: Record<
   // layouts and ids are rare: their lists are made when the first vertex needs them
   let layout: number[] | undefined;
   let ids: number[] | undefined;
+  let zs: number[] | undefined;
   const n = tags.length;
   let j = i;
   while (j < n && tags.code(j) === 10) {
@@ -47,6 +50,10 @@ function readVertices(tags: TagSource, i: number, rec: DxfRecord, state: Record<
     j++;
     let y = 0;
     if (j < n && tags.code(j) === 20) y = numAt(tags, j++);
+    if (j < n && tags.code(j) === 30) {
+      zs ??= points.slice(0, count).map(() => 0);
+      zs.push(numAt(tags, j++));
+    } else zs?.push(0);
     let sw = 0;
     let ew = 0;
     let b = 0;
@@ -81,6 +88,7 @@ function readVertices(tags: TagSource, i: number, rec: DxfRecord, state: Record<
   if (count > 64) points.length = 0;
   if (layout) rec.attrs.vertex_tags = layout;
   if (ids) rec.attrs.vertex_ids = ids;
+  if (zs) rec.attrs.vertex_z = zs;
   state.verticesDone = true;
   return j;
 }
@@ -96,9 +104,12 @@ function writeVertices(rec: DxfRecord, out: TagSink): void {
   if (layout && layout.length !== pts.length) layout = undefined;
   let ids = rec.attrs.vertex_ids as number[] | undefined;
   if (ids && ids.length !== pts.length) ids = undefined;
+  let zs = rec.attrs.vertex_z as number[] | undefined;
+  if (zs && zs.length !== pts.length) zs = undefined;
   for (let k = 0; k < pts.length; k++) {
     const p = pts[k]!;
     out.point(10, [p[0], p[1]]);
+    if (zs) out.tag(30, zs[k]!);
     if (ids) out.tag(91, ids[k]!);
     const sw = p[2] ?? 0;
     const ew = p[3] ?? 0;

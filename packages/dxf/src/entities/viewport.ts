@@ -1,8 +1,10 @@
 // VIEWPORT: AcDbViewport (ezdxf entities/viewport.py), R2000+ layout. `frozen_layer_handles`
-// (341 repeated) is written between `circle_zoom` and `flags`, as AutoCAD does. R12 viewports carry
-// their view data in ACAD xdata, which stays in `xdata`.
+// (341 repeated; the DXF reference allows 331, which ezdxf writes: then `frozen_layer_code` is 331)
+// is written between `circle_zoom` and `flags`, as AutoCAD does. R12 viewports carry their view
+// data in ACAD xdata, which stays in `xdata`.
 import { registerDef } from '../defs/registry.js';
-import type { AttrDef, DxfRecord, RecordDef, TagSink, TagSource } from '../types.js';
+import type { AttrDef, DxfRecord, RecordDef, SubclassCodec, TagSink, TagSource } from '../types.js';
+import { mapHandleList } from '../codec/handles.js';
 import { sequentialCodec } from './codec-util.js';
 
 const R2007 = 'AC1021' as const;
@@ -59,25 +61,33 @@ export const VIEWPORT_ATTRS: AttrDef[] = [
 ];
 
 function readFrozen(tags: TagSource, i: number, rec: DxfRecord): number {
-  if (tags.code(i) !== 341) return -1;
-  const list = (rec.attrs.frozen_layer_handles as string[] | undefined) ?? [];
-  rec.attrs.frozen_layer_handles = list;
+  const code = tags.code(i);
+  if (code !== 341 && code !== 331) return -1;
+  let list = rec.attrs.frozen_layer_handles as string[] | undefined;
+  if (!list) {
+    rec.attrs.frozen_layer_handles = list = [];
+    if (code === 331) rec.attrs.frozen_layer_code = 331;
+  } else if ((rec.attrs.frozen_layer_code ?? 341) !== code) return -1; // a mix: the rest stays as read
   list.push(tags.str(i).trim().toUpperCase());
   return i + 1;
 }
 
 function writeFrozen(rec: DxfRecord, out: TagSink): void {
-  for (const h of (rec.attrs.frozen_layer_handles as string[] | undefined) ?? []) out.tag(341, h);
+  const code = rec.attrs.frozen_layer_code === 331 ? 331 : 341;
+  for (const h of (rec.attrs.frozen_layer_handles as string[] | undefined) ?? []) out.tag(code, h);
 }
 
 const names = VIEWPORT_ATTRS.map((a) => a.name);
 const split = names.indexOf('circle_zoom') + 1;
 
-export const VIEWPORT_CODEC = sequentialCodec({
-  attrs: VIEWPORT_ATTRS,
-  hooks: [readFrozen],
-  order: [...names.slice(0, split), writeFrozen, ...names.slice(split)],
-});
+export const VIEWPORT_CODEC: SubclassCodec = {
+  ...sequentialCodec({
+    attrs: VIEWPORT_ATTRS,
+    hooks: [readFrozen],
+    order: [...names.slice(0, split), writeFrozen, ...names.slice(split)],
+  }),
+  mapHandles: (rec, map) => mapHandleList(rec.attrs.frozen_layer_handles, map),
+};
 
 export const VIEWPORT: RecordDef = registerDef({
   type: 'VIEWPORT',

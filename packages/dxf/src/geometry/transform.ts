@@ -228,6 +228,7 @@ function transformLwpolyline(e: Entity, m: Matrix44): void {
     pts = flat.map((p) => [p[0]!, p[1]!, 0, 0, 0]);
     delete a.vertex_tags;
     delete a.vertex_ids;
+    delete a.vertex_z;
   }
   const mapped = mapBulgeVertices(pm, m, pts.map((p) => [p[0]!, p[1]!, p[2]!]), n(a.elevation));
   const ws = pm.uniform ? len(pm.ux) : pm.scale;

@@ -2,8 +2,9 @@
 // follows the sections, decodes each record by its declaration and repairs what broken files
 // need (missing ENDBLK/SEQEND/EOF, duplicate or empty handles), reporting each repair.
 import { decodeRecord } from '../codec/decode.js';
+import { mapDocumentRefs } from '../codec/handles.js';
 import { compiledDef } from '../codec/compiled-def.js';
-import type { Block, Diagnostic, DxfObject, RawSection, Table, TableEntry, TableName } from '../document-api.js';
+import type { Block, Diagnostic, DxfClass, DxfObject, RawSection, Table, TableEntry, TableName } from '../document-api.js';
 import {
   DxfDocument,
   PAPER_SPACE,
@@ -37,6 +38,15 @@ function isHex(h: string): boolean {
 }
 
 type Section = 'HEADER' | 'CLASSES' | 'TABLES' | 'BLOCKS' | 'ENTITIES' | 'OBJECTS' | 'RAW';
+
+// kinds of the record read last (DocumentBuilder.lastKind)
+const LAST_NONE = 0;
+const LAST_ENTITY = 1;
+const LAST_BLOCK = 2;
+const LAST_ENTRY = 3;
+const LAST_OBJECT = 4;
+const LAST_CLASS = 5;
+const LAST_HEADER = 6;
 
 function versionOf(raw: string): { version: DxfVersion; known: boolean } {
   const v = raw.trim().toUpperCase();
@@ -72,6 +82,14 @@ export class DocumentBuilder {
   private shared0 = '';
   private shared1 = '';
   private readonly diagCounts = new Map<string, number>();
+  // The record read last, to take back when the file turns out to end inside it (a file cut
+  // short): its kind, the record (for a VERTEX or ATTRIB its parent), the container, type, line.
+  // Plain fields: a closure per record cost the reader a tenth of its time.
+  private lastKind = LAST_NONE;
+  private lastRec: unknown = null;
+  private lastIn: unknown = null;
+  private lastType = '';
+  private lastLine = 0;
 
   constructor(private readonly opts: ReadOptions = {}) {}
 
@@ -94,8 +112,12 @@ export class DocumentBuilder {
       return;
     }
     const type = r.str(0);
+    this.lastKind = LAST_NONE;
     if (type === 'SECTION') return this.openSection(r);
-    if (type === 'ENDSEC') return this.closeSection(line);
+    if (type === 'ENDSEC') {
+      if (r.n > 1) this.strayTags(r, 1);
+      return this.closeSection(line);
+    }
     if (type === 'EOF') {
       if (this.section) this.closeSection(line);
       this.sawEof = true;
@@ -110,19 +132,54 @@ export class DocumentBuilder {
         return this.onTableRecord(r);
       case 'OBJECTS':
         return this.onObject(r);
-      case 'CLASSES':
+      case 'CLASSES': {
         if (type !== 'CLASS') this.diagnostic({ level: 'warning', code: 'unexpected-record', message: `${type} in CLASSES kept as a class`, line });
-        this.doc.classes.push({ tags: tagsOf(r, 1) });
+        const c = { tags: tagsOf(r, 1) };
+        this.doc.classes.push(c);
+        this.taken(LAST_CLASS, c, null, type, line);
         return;
+      }
       case 'RAW':
         this.raw!.tags.push(...tagsOf(r, 0));
         return;
       case 'HEADER':
         this.diagnostic({ level: 'warning', code: 'unexpected-record', message: `${type} inside HEADER ignored`, line });
+        if (r.n > 1) this.strayTags(r, 1);
         return;
       default:
         this.diagnostic({ level: 'warning', code: 'outside-section', message: `${type} outside of any section ignored`, line });
+        if (r.n > 1) this.strayTags(r, 1);
     }
+  }
+
+  /**
+   * Tags where no record takes them (after ENDSEC, SECTION's name, a record outside sections).
+   * Header variables among them (`9 $NAME` and its values) are kept in the header, as ezdxf's
+   * recover mode keeps them; the rest is reported and dropped.
+   */
+  private strayTags(r: TagRecord, from: number): void {
+    const { codes, n, line } = r;
+    const header = this.doc.header;
+    let name: string | null = null;
+    let values: Tag[] = [];
+    let lost = 0;
+    const keep = (): void => {
+      if (name === null) return;
+      if (values.length > 0) {
+        header.set(name, values);
+        this.diagnostic({ level: 'warning', code: 'header-outside-section', message: `header variable ${name} outside the HEADER section kept`, line });
+      } else lost++;
+    };
+    for (let i = from; i < n; i++) {
+      if (codes[i] === 9) {
+        keep();
+        name = r.str(i).trim();
+        values = [];
+      } else if (name !== null) values.push([codes[i]!, r.str(i)]);
+      else lost++;
+    }
+    keep();
+    if (lost > 0) this.diagnostic({ level: 'warning', code: 'stray-tags', message: `${lost} tags after ${r.str(0)} ignored`, line });
   }
 
   private openSection(r: TagRecord): void {
@@ -154,9 +211,7 @@ export class DocumentBuilder {
         this.section = 'RAW';
         this.raw = { name: name || (n > 1 ? r.str(1) : ''), tags: tagsOf(r, 2), after: this.lastSection };
     }
-    if (n > 2 && this.section !== 'RAW') {
-      this.diagnostic({ level: 'warning', code: 'stray-tags', message: `${n - 2} tags after SECTION ${name} ignored`, line });
-    }
+    if (n > 2 && this.section !== 'RAW') this.strayTags(r, 2);
   }
 
   private closeSection(line: number): void {
@@ -201,7 +256,12 @@ export class DocumentBuilder {
         tags = [];
       } else if (name !== null) tags.push([codes[i]!, r.str(i)]);
     }
-    if (name !== null) header.set(name, tags);
+    if (name !== null) {
+      header.set(name, tags);
+      // a file cut inside its header may have cut the last variable short
+      const lastName = name;
+      this.taken(LAST_HEADER, lastName, null, lastName, r.line);
+    }
     this.applyVersion();
     // the header was scanned before its code page was known: decode its text now
     const codec = codecFor(this.doc.encoding, isUnicodeVersion(this.doc.version));
@@ -233,11 +293,13 @@ export class DocumentBuilder {
     }
     const cp = doc.header.get('$DWGCODEPAGE')?.[0]?.[1]?.trim();
     doc.encoding = cp || 'ANSI_1252';
+    // no code page named: text is read as cp1252 and written back byte for byte, without one
+    doc.codepageDeclared = !!cp;
     // the writer always starts with $ACADVER and $DWGCODEPAGE: the model does too
     const rest = [...doc.header].filter(([k]) => k !== '$ACADVER' && (cp !== undefined || k !== '$DWGCODEPAGE'));
     doc.header.clear();
     doc.header.set('$ACADVER', [[1, doc.version]]);
-    if (!cp) doc.header.set('$DWGCODEPAGE', [[3, doc.encoding]]);
+    if (cp === '') doc.header.set('$DWGCODEPAGE', [[3, doc.encoding]]);
     for (const [k, v] of rest) doc.header.set(k, v);
     const utf8 = isUnicodeVersion(doc.version);
     if (!utf8 && cp && !isKnownCodepage(cp)) {
@@ -313,6 +375,8 @@ export class DocumentBuilder {
       const p = this.parent;
       if (p && (p.type === 'POLYLINE') === (type === 'VERTEX')) {
         (p.children ??= []).push(e);
+        // a POLYLINE or INSERT cut among its children is not whole: it goes with the child
+        this.taken(LAST_ENTITY, p, null, type, line);
         return;
       }
       this.diagnostic({ level: 'warning', code: 'stray-entity', message: `${type} without ${type === 'VERTEX' ? 'POLYLINE' : 'INSERT'} dropped`, line });
@@ -332,6 +396,69 @@ export class DocumentBuilder {
     this.closeParent();
     if (type === 'POLYLINE' || type === 'INSERT') this.parent = e;
     target.call(this, e, line);
+    this.taken(LAST_ENTITY, e, null, type, line);
+  }
+
+  /** Notes the record just read (see `lastKind`). */
+  private taken(kind: number, rec: unknown, container: unknown, type: string, line: number): void {
+    this.lastKind = kind;
+    this.lastRec = rec;
+    this.lastIn = container;
+    this.lastType = type;
+    this.lastLine = line;
+  }
+
+  /** Takes back the record read last. */
+  private dropLast(): void {
+    const rec = this.lastRec;
+    switch (this.lastKind) {
+      case LAST_ENTITY:
+        this.dropEntity(rec as Entity);
+        break;
+      case LAST_BLOCK: {
+        const open = this.block;
+        if (open && open === rec) {
+          this.doc.unindexRecord(open.block);
+          this.block = null;
+        }
+        break;
+      }
+      case LAST_ENTRY: {
+        const t = this.lastIn as Table;
+        t.entries.splice(t.entries.indexOf(rec as TableEntry), 1);
+        this.doc.unindexRecord(rec as TableEntry);
+        break;
+      }
+      case LAST_OBJECT:
+        this.doc.objects.splice(this.doc.objects.indexOf(rec as DxfObject), 1);
+        this.doc.unindexRecord(rec as DxfObject);
+        break;
+      case LAST_CLASS:
+        this.doc.classes.splice(this.doc.classes.indexOf(rec as DxfClass), 1);
+        break;
+      case LAST_HEADER:
+        this.doc.header.delete(rec as string);
+        break;
+      default:
+    }
+    this.lastKind = LAST_NONE;
+  }
+
+  /** Takes an entity read last (with its children) out of whatever list holds it. */
+  private dropEntity(e: Entity): void {
+    if (this.parent === e) this.parent = null;
+    for (const list of [this.block?.entities, this.modelBlock?.entities, this.paperBlock?.entities, this.pendingModel, this.pendingPaper]) {
+      const i = list ? list.lastIndexOf(e) : -1;
+      if (i >= 0) {
+        list!.splice(i, 1);
+        break;
+      }
+    }
+    for (const r of entityTree(e)) {
+      this.doc.unindexRecord(r);
+      const k = this.needHandle.findIndex((n) => n.rec === r);
+      if (k >= 0) this.needHandle.splice(k, 1);
+    }
   }
 
   /** A POLYLINE or INSERT whose children were not closed by SEQEND gets one. */
@@ -378,6 +505,7 @@ export class DocumentBuilder {
         this.endBlock(null, line);
       }
       this.block = { block: e, entities: [], line };
+      this.taken(LAST_BLOCK, this.block, null, type, line);
       return;
     }
     if (type === 'ENDBLK') {
@@ -461,12 +589,14 @@ export class DocumentBuilder {
       }
     }
     table.entries.push(entry);
+    this.taken(LAST_ENTRY, entry, table, type, line);
   }
 
   private onObject(r: TagRecord): void {
     const obj = decodeRecord(compiledDef(r.str(0), 'object'), r, this.ctx) as DxfObject;
     this.register(obj, r.line);
     this.doc.objects.push(obj);
+    this.taken(LAST_OBJECT, obj, null, obj.type, r.line);
   }
 
   // ---- the end ----------------------------------------------------------------------------------
@@ -476,6 +606,16 @@ export class DocumentBuilder {
     if (!this.decodingSet) this.applyVersion();
     if (this.section) {
       this.diagnostic({ level: 'warning', code: 'truncated', message: `file ends inside section ${this.sectionName}` });
+      // the record the file ends in may be cut short: what is not known to be whole is dropped
+      if (this.lastKind !== LAST_NONE) {
+        const type = this.lastType;
+        const line = this.lastLine;
+        this.dropLast();
+        this.diagnostic({
+          level: 'error', code: 'truncated-record', line: line || undefined,
+          message: `the file ends inside ${type}${line ? ` (line ${line})` : ''}: it is not known to be whole and is dropped`,
+        });
+      }
       this.closeSection(0);
     }
     if (!this.sawEof) this.diagnostic({ level: 'info', code: 'missing-eof', message: 'no EOF record' });
@@ -502,11 +642,18 @@ export class DocumentBuilder {
     const doc = this.doc;
     if (this.needHandle.length === 0 || !doc.hasHandles) return;
     const renamed = new Map<DxfRecord, string>();
+    // a handle that was not hex names one record: references to it follow the record (a
+    // duplicate's stay with the record that kept the handle, as ezdxf has them)
+    const seen = new Map<string, number>();
+    for (const { old } of this.needHandle) if (old !== '' && old !== '0') seen.set(old, (seen.get(old) ?? 0) + 1);
+    const follow = new Map<string, string>();
     for (const { rec, old } of this.needHandle) {
       rec.handle = doc.newHandle();
       doc.indexRecord(rec);
       renamed.set(rec, old);
+      if (seen.get(old) === 1 && !doc.get(old)) follow.set(old, rec.handle);
     }
+    if (follow.size > 0) mapDocumentRefs(doc, (h) => follow.get(h) ?? h);
     if (doc.version <= 'AC1009') return; // R12 has no owner links
     // children name their parent, table entries their TABLE, blocks their BLOCK_RECORD
     for (const b of doc.blocks.values()) {

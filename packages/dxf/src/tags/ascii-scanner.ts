@@ -142,7 +142,7 @@ export class AsciiTagScanner implements DecodingControl {
     }
     if (!this.done && this.havePending) {
       this.onDiagnostic({
-        level: 'warning',
+        level: 'error',
         code: 'truncated',
         message: `file ends after group code ${this.pendingCode} without its value`,
         line: this.pendingLine,

@@ -68,6 +68,25 @@ export function isUnicodeVersion(version: string): boolean {
   return version >= 'AC1021';
 }
 
+/**
+ * The codec of a file that names no code page ($DWGCODEPAGE absent): read as cp1252, as AutoCAD
+ * and ezdxf assume, but written back byte for byte. The five bytes cp1252 leaves undefined (0x81,
+ * 0x8D, 0x8F, 0x90, 0x9D; read as the C1 controls of the same number) go back as those bytes, so
+ * text in another code page (Shift-JIS lead bytes are 0x81-0x9F) comes out as it came in, as
+ * ezdxf's surrogate escapes keep it.
+ */
+export function undeclaredCodec(): Codec {
+  let codec = codecCache.get(UNDECLARED);
+  if (!codec) {
+    const upper = DOS_CODEPAGES.cp1252!;
+    codec = { label: 'cp1252', decode: tableDecoder(upper), encode: byteStringEncoder(upper, true) };
+    codecCache.set(UNDECLARED, codec);
+  }
+  return codec;
+}
+
+const UNDECLARED = ' undeclared';
+
 /** A decoder of single-byte code pages given by their 128 upper characters. */
 function tableDecoder(upper: string): ValueDecoder {
   return (bytes, start, end) => {
@@ -131,13 +150,16 @@ function utf8ByteString(s: string): string {
   return Buffer.from(s, 'utf8').toString('latin1');
 }
 
-/** An encoder for a single-byte table: chars of the table become their byte, others `\U+XXXX`. */
-function byteStringEncoder(upper: string): ValueEncoder {
+/**
+ * An encoder for a single-byte table: chars of the table become their byte, others `\U+XXXX`.
+ * `undefinedBytes`: the C1 controls that stand for undefined bytes become those bytes again.
+ */
+function byteStringEncoder(upper: string, undefinedBytes = false): ValueEncoder {
   const byChar = new Map<number, number>();
   for (let i = 0; i < upper.length; i++) {
     const c = upper.charCodeAt(i);
     // C1 controls mark undefined bytes: such characters are written as \U+ escapes
-    if (c !== 0xfffd && (c < 0x80 || c > 0x9f) && !byChar.has(c)) byChar.set(c, 0x80 + i);
+    if (c !== 0xfffd && (undefinedBytes || c < 0x80 || c > 0x9f) && !byChar.has(c)) byChar.set(c, 0x80 + i);
   }
   return (s) => {
     let out = '';

@@ -22,7 +22,8 @@ function writeHeader(doc: DxfDocument, out: TagSink, opts: EncodeOptions): void 
   out.tag(9, '$ACADVER');
   out.tag(1, doc.version);
   const fixed = new Set(['$ACADVER']);
-  if (!doc.header.has('$DWGCODEPAGE')) {
+  // (a drawing read without one keeps its code page unknown)
+  if (!doc.header.has('$DWGCODEPAGE') && doc.codepageDeclared) {
     out.tag(9, '$DWGCODEPAGE');
     out.tag(3, doc.encoding);
   }
@@ -142,14 +143,21 @@ function r12Knows(code: number): boolean {
   return code < 100 || (code >= 140 && code < 180) || (code >= 210 && code < 240) || code === 999 || code >= 1000;
 }
 
-/** Drops the tags R12 has no codes for (markers, owners, app data groups, R13+ attributes). */
+/**
+ * Drops the tags R12 has no codes for (markers, owners, app data groups, R13+ attributes), and an
+ * embedded object (`101` up to the record's xdata: the MTEXT of a multi-line ATTRIB), whose codes
+ * would read as the record's own.
+ */
 class R12Filter implements TagSink {
+  private embedded = false;
   constructor(private readonly out: TagSink) {}
   tag(code: number, value: string | number): void {
-    if (r12Knows(code)) this.out.tag(code, value);
+    if (code === 101) this.embedded = true;
+    else if (code === 0 || code === 1001) this.embedded = false;
+    if (!this.embedded && r12Knows(code)) this.out.tag(code, value);
   }
   point(code: number, p: readonly number[]): void {
-    if (r12Knows(code)) this.out.point(code, p);
+    if (!this.embedded && r12Knows(code)) this.out.point(code, p);
   }
 }
 

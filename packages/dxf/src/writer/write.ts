@@ -2,7 +2,7 @@
 import type { Diagnostic } from '../document-api.js';
 import type { DxfDocument } from '../document.js';
 import { convert, resolveVersion, type ConvertResult } from '../convert/convert.js';
-import { codecFor, isUnicodeVersion } from '../tags/encoding.js';
+import { codecFor, isKnownCodepage, isUnicodeVersion, undeclaredCodec } from '../tags/encoding.js';
 import type { DxfVersion } from '../types.js';
 import { writeDocument } from './document-writer.js';
 import { TagWriter } from './tag-writer.js';
@@ -20,18 +20,23 @@ export interface WriteResult {
   diagnostics: Diagnostic[];
   /** Record types left out because the target version does not know them, with their counts. */
   dropped: Record<string, number>;
+  /** What became what for the target version, with counts ('MTEXT -> TEXT': 3). */
+  converted: Record<string, number>;
   bytes: number;
 }
 
 function prepare(doc: DxfDocument, opts: WriteOptions): ConvertResult {
   const target = opts.version === undefined ? doc.version : resolveVersion(opts.version);
-  if (target === doc.version) return { doc, diagnostics: [], dropped: {} };
+  if (target === doc.version) return { doc, diagnostics: [], dropped: {}, converted: {} };
   return convert(doc, target);
 }
 
 function makeWriter(doc: DxfDocument, emit: (chunk: Buffer) => void): TagWriter {
   const utf8 = isUnicodeVersion(doc.version);
-  return new TagWriter(emit, utf8 ? null : codecFor(doc.encoding, false).encode);
+  if (utf8) return new TagWriter(emit, null);
+  // text of an unknown or unnamed code page was read as cp1252: it goes back byte for byte
+  const known = doc.codepageDeclared && isKnownCodepage(doc.encoding);
+  return new TagWriter(emit, (known ? codecFor(doc.encoding, false) : undeclaredCodec()).encode);
 }
 
 /** Streams the document's DXF text to `emit` in chunks; returns what a conversion reported. */
@@ -43,7 +48,7 @@ export function writeDxfChunks(doc: DxfDocument, emit: (chunk: Buffer) => void, 
   });
   writeDocument(prepared.doc, writer);
   writer.flush();
-  return { diagnostics: prepared.diagnostics, dropped: prepared.dropped, bytes: writer.bytes };
+  return { diagnostics: prepared.diagnostics, dropped: prepared.dropped, converted: prepared.converted, bytes: writer.bytes };
 }
 
 /** The document as ASCII DXF bytes (in its own version unless `opts.version` says otherwise). */

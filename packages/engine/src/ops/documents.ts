@@ -142,7 +142,7 @@ export const documentClose = defineOp({
 
 export const save = defineOp({
   name: 'save',
-  summary: 'Saves the document (atomically) to its path or to `path`, optionally in another DXF `version`.',
+  summary: 'Saves the document (atomically) to its path or to `path`, optionally in another DXF `version`; the result says what a conversion made of what (converted) and left out (dropped).',
   input: z.object({
     path: z.string().min(1).optional().describe('file to write (default: the document\'s path)'),
     version: z.string().optional().describe('R12 ... R2018 or AC1009 ... AC1032 (default: the document\'s)'),
@@ -158,9 +158,10 @@ export const save = defineOp({
     if (!named) throw new OpError('path_required', `document ${s.id} (${s.name}) is untitled; give a path`);
     const target = await ctx.engine.workspace.forWrite(named, 'drawing');
     const version = input.version ? parseVersion(input.version) : s.doc.version;
+    let report: Awaited<ReturnType<typeof dxf.saveDxf>>;
     try {
       // Another version writes a converted copy; the open drawing keeps its own version.
-      await dxf.saveDxf(s.doc, target, version !== s.doc.version ? version : undefined);
+      report = await dxf.saveDxf(s.doc, target, version !== s.doc.version ? version : undefined);
     } catch (err) {
       if (err instanceof OpError) throw err;
       const e = err as NodeJS.ErrnoException;
@@ -170,8 +171,9 @@ export const save = defineOp({
     s.name = target.split(/[\\/]/).pop() || target;
     s.modified = false;
     ctx.engine.emit('document_saved', s, { path: target, dxf_version: version });
-    const lost = s.doc.diagnostics.filter((d) => d.level !== 'info' && /save|version|drop/i.test(d.code)).map((d) => d.message);
-    return { path: target, name: s.name, dxf_version: version, saved: true, warnings: lost };
+    // every conversion (what became what) and every drop of a save in another version
+    const warnings = report.diagnostics.filter((d) => d.level !== 'info').map((d) => d.message);
+    return { path: target, name: s.name, dxf_version: version, saved: true, converted: report.converted, dropped: report.dropped, warnings };
   },
 });
 

@@ -37,7 +37,7 @@ function layoutOrThrow(store: DocStore, name: string | undefined): string {
 
 export const plot = defineOp({
   name: 'plot',
-  summary: 'Plots layouts to PDF, SVG or PNG with their page setups: {layout?, path, format?, pages?}; result holds files and pages.',
+  summary: 'Plots layouts to PDF, SVG or PNG with their page setups: {layout?, path, format?, pages?, fit?}; result holds files, pages and warnings (pages that came out empty).',
   input: z.object({
     layout: z.string().optional().describe('layout to plot (default model space)'),
     path: z.string().min(1).describe('output file inside the workspace (relative paths start at its root; missing folders are created); {page} is replaced by the layout name for one file per page'),
@@ -47,6 +47,7 @@ export const plot = defineOp({
     dpi: z.number().positive().max(2400).optional().describe('PNG: pixels per inch of paper (default 96)'),
     width: z.number().int().positive().max(20000).optional().describe('PNG: width in pixels'),
     height: z.number().int().positive().max(20000).optional().describe('PNG: height in pixels'),
+    fit: z.boolean().optional().describe('plot each layout\'s extents fitted to its paper instead of the page setup\'s plot area and scale'),
   }),
   mutates: false,
   effect: 'write_files',
@@ -61,7 +62,7 @@ export const plot = defineOp({
       images: await imagesOf(ctx),
       resolveOutput: (file) => ctx.engine.workspace.forWrite(file, 'plot file', { createFolders: true }),
     });
-    return { format: res.format, count: res.files.length, files: res.files, pages: res.pages, skipped: res.skipped };
+    return { format: res.format, count: res.files.length, files: res.files, pages: res.pages, skipped: res.skipped, warnings: res.warnings };
   },
 });
 

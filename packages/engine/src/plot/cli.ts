@@ -20,7 +20,10 @@ export const PLOT_USAGE = `usage: linework plot FILE OUT.pdf|OUT.svg|OUT.png [op
   --dpi N           PNG resolution (pixels per inch of paper, default 96)
   --width PX        PNG width in pixels (--height PX likewise)
   --format F        pdf, svg or png (default: from OUT's extension)
-OUT may contain {page}, replaced by each layout's name (one file per page).`;
+  --fit             plot each layout's extents fitted to its paper instead of the page setup's
+                    plot area and scale (for pages that come out empty or nearly so)
+OUT may contain {page}, replaced by each layout's name (one file per page). A page that comes out
+empty or nearly so is named on stderr ("warning: page ... is empty").`;
 
 /** Runs the plot subcommand; resolves to the process exit code. */
 export async function plotCommand(args: string[], io: CliIo): Promise<number> {
@@ -44,6 +47,7 @@ export async function plotCommand(args: string[], io: CliIo): Promise<number> {
         return 0;
       } else if (a === '--layout') o.layout = val();
       else if (a === '--all') o.all = true;
+      else if (a === '--fit') o.fit = true;
       else if (a === '--paper') o.paper = val();
       else if (a === '--dpi') o.dpi = int();
       else if (a === '--width') o.width = Math.round(int());
@@ -69,6 +73,7 @@ export async function plotCommand(args: string[], io: CliIo): Promise<number> {
       dpi: o.dpi,
       width: o.width,
       height: o.height,
+      fit: o.fit,
       baseDir: dirname(resolvePath(input)),
       // the user's own command: any folder they can write, created when missing
       resolveOutput: (file) => Workspace.unrestricted().forWrite(file, 'plot file', { createFolders: true }),
@@ -84,6 +89,7 @@ export async function plotCommand(args: string[], io: CliIo): Promise<number> {
     for (const p of result.pages) {
       io.stdout.write(`${p.file}: ${p.layout} on ${p.paper} (${p.width} x ${p.height} mm)${p.pixels ? `, ${p.pixels.width} x ${p.pixels.height} px` : ''}\n`);
     }
+    for (const w of result.warnings) io.stderr.write(`warning: ${w.message}\n`);
     const skipped = Object.entries(result.skipped);
     if (skipped.length) io.stderr.write(`not drawn: ${skipped.map(([k, v]) => `${k} x${v}`).join(', ')}\n`);
     return 0;

@@ -4,9 +4,10 @@ import { extname } from 'node:path';
 import { writeAll, writeFileAtomicSync } from '@linework/dxf';
 import type { DocumentApi } from '../dxf.js';
 import { OpError } from '../protocol.js';
-import type { Bounds, DisplayList } from '../render/display-list.js';
+import type { Bounds, DisplayList, Prim } from '../render/display-list.js';
 import { boundsValid } from '../render/display-list.js';
-import type { Page } from '../render/page.js';
+import type { Affine, Page } from '../render/page.js';
+import { applyAffine, paperScale } from '../render/page.js';
 import { pagesToPdf } from '../render/pdf.js';
 import { pageToPng } from '../render/png.js';
 import { findLayout } from '../render/layouts.js';
@@ -32,6 +33,12 @@ export interface PlotOptions {
   height?: number;
   /** Paper to use instead of the layouts' page setups ('A4', 'ANSI B', 'WxH'); fits the plot area. */
   paper?: string;
+  /**
+   * Plots each layout's extents fitted to its paper, instead of the plot area and scale of its page
+   * setup (whose paper, orientation and margins stay): for page setups whose window, limits or
+   * scale leave the page (nearly) empty.
+   */
+  fit?: boolean;
   /** Directory relative image paths are resolved against (the drawing's folder). */
   baseDir?: string;
   /** The image files the drawing links, as the caller allows them (see RenderOptions.images). */
@@ -55,13 +62,30 @@ export interface PlottedPage {
   pixels?: { width: number; height: number };
 }
 
+/** A page that came out empty or nearly so. */
+export interface PlotWarning {
+  layout: string;
+  code: 'empty_page' | 'nearly_empty_page';
+  message: string;
+  /** Primitives of the layout that reach the paper, and all of them. */
+  on_paper: number;
+  primitives: number;
+  /** Share of the printable area the ink on the paper spans (0..1). */
+  coverage: number;
+}
+
 export interface PlotResult {
   format: PlotFormat;
   files: string[];
   pages: PlottedPage[];
   /** Entity types (and reasons) the renderer could not draw, with counts. */
   skipped: Record<string, number>;
+  /** Pages that came out empty or nearly so, and why (`fit` plots the extents instead). */
+  warnings: PlotWarning[];
 }
+
+/** Below this share of the printable area spanned by ink, a page counts as nearly empty. */
+export const NEARLY_EMPTY = 0.005;
 
 const A4 = { width: 210, height: 297 };
 
@@ -87,8 +111,8 @@ function limitsOf(doc: DocumentApi, layoutName: string, isModel: boolean): Bound
   return null;
 }
 
-/** Places a layout's display list on its paper as the page setup says. */
-export function layoutPage(doc: DocumentApi, layoutName: string, list: DisplayList, opts: { paper?: string } = {}): { page: Page; paper: string; scale: number } {
+/** Places a layout's display list on its paper as the page setup says (`fit`: its extents, fitted). */
+export function layoutPage(doc: DocumentApi, layoutName: string, list: DisplayList, opts: { paper?: string; fit?: boolean } = {}): { page: Page; paper: string; scale: number; margins: { left: number; bottom: number; right: number; top: number } } {
   const lay = findLayout(doc, layoutName);
   const name = lay?.name ?? layoutName;
   const isModel = !lay || lay.block.name.toUpperCase() === '*MODEL_SPACE';
@@ -144,6 +168,12 @@ export function layoutPage(doc: DocumentApi, layoutName: string, list: DisplayLi
     fit = true;
     center = true;
   }
+  if (opts.fit) {
+    // the extents, fitted and centred on the page setup's paper
+    area = 'extents';
+    fit = true;
+    center = true;
+  }
   const x0 = margins.left;
   const y0 = margins.bottom;
   const pw = Math.max(W - margins.left - margins.right, 1);
@@ -171,7 +201,107 @@ export function layoutPage(doc: DocumentApi, layoutName: string, list: DisplayLi
       toPaper = [scale, 0, 0, scale, x0 + origin[0] - A.minX * scale, y0 + origin[1] - A.minY * scale];
     }
   }
-  return { page: { name, list, width: W, height: H, toPaper }, paper: paperName(W, H), scale };
+  return { page: { name, list, width: W, height: H, toPaper }, paper: paperName(W, H), scale, margins };
+}
+
+/** Widens `out` by the points (flat x, y, ...) mapped to paper. */
+function addPoints(m: Affine, pts: readonly number[], out: Bounds): void {
+  for (let i = 0; i + 1 < pts.length; i += 2) {
+    const [px, py] = applyAffine(m, pts[i]!, pts[i + 1]!);
+    if (px < out.minX) out.minX = px;
+    if (px > out.maxX) out.maxX = px;
+    if (py < out.minY) out.minY = py;
+    if (py > out.maxY) out.maxY = py;
+  }
+}
+
+function noBox(): Bounds {
+  return { minX: Infinity, minY: Infinity, maxX: -Infinity, maxY: -Infinity };
+}
+
+/** The paper box of a primitive (text by a generous box around its anchor). */
+function primBox(pr: Prim, m: Affine, scale: number, out: Bounds): void {
+  const pts = (a: readonly number[]): void => addPoints(m, a, out);
+  if (pr.kind === 'polyline') pts(pr.pts);
+  else if (pr.kind === 'path') for (const r of pr.rings) pts(r);
+  else if (pr.kind === 'text') {
+    const r = (pr.width + pr.height) * scale;
+    const [px, py] = applyAffine(m, pr.x, pr.y);
+    out.minX = Math.min(out.minX, px - r);
+    out.maxX = Math.max(out.maxX, px + r);
+    out.minY = Math.min(out.minY, py - r);
+    out.maxY = Math.max(out.maxY, py + r);
+  } else {
+    const [a, b, c, d, e, f] = pr.matrix;
+    const w = pr.pxWidth;
+    const h = pr.pxHeight;
+    pts([e, f, e + a * w, f + b * w, e + c * h, f + d * h, e + a * w + c * h, f + b * w + d * h]);
+  }
+}
+
+/**
+ * How much of a layout lands on its paper: the primitives whose box (clipped by their viewport
+ * frame) meets the printable area, and the share of that area the boxes span. A page whose
+ * plot window, limits or scale miss the drawing comes out empty though the layout is not.
+ */
+export function pageInk(page: Page, margins: { left: number; bottom: number; right: number; top: number }): { onPaper: number; primitives: number; coverage: number } {
+  const m = page.toPaper;
+  const scale = paperScale(page);
+  const sheet = { minX: margins.left, minY: margins.bottom, maxX: page.width - margins.right, maxY: page.height - margins.top };
+  if (!(sheet.maxX > sheet.minX && sheet.maxY > sheet.minY)) Object.assign(sheet, { minX: 0, minY: 0, maxX: page.width, maxY: page.height });
+  const clipBoxes = page.list.clips.map((c) => {
+    const b = noBox();
+    for (const r of c.rings) addPoints(m, r, b);
+    return b;
+  });
+  const ink = noBox();
+  let onPaper = 0;
+  for (const pr of page.list.prims) {
+    const b = noBox();
+    primBox(pr, m, scale, b);
+    for (let c = pr.clip; c >= 0; c = page.list.clips[c]?.parent ?? -1) {
+      const cb = clipBoxes[c]!;
+      b.minX = Math.max(b.minX, cb.minX);
+      b.minY = Math.max(b.minY, cb.minY);
+      b.maxX = Math.min(b.maxX, cb.maxX);
+      b.maxY = Math.min(b.maxY, cb.maxY);
+    }
+    b.minX = Math.max(b.minX, sheet.minX);
+    b.minY = Math.max(b.minY, sheet.minY);
+    b.maxX = Math.min(b.maxX, sheet.maxX);
+    b.maxY = Math.min(b.maxY, sheet.maxY);
+    if (!(b.maxX >= b.minX && b.maxY >= b.minY)) continue;
+    onPaper++;
+    ink.minX = Math.min(ink.minX, b.minX);
+    ink.minY = Math.min(ink.minY, b.minY);
+    ink.maxX = Math.max(ink.maxX, b.maxX);
+    ink.maxY = Math.max(ink.maxY, b.maxY);
+  }
+  const area = (sheet.maxX - sheet.minX) * (sheet.maxY - sheet.minY);
+  const coverage = onPaper > 0 ? Math.min(1, ((ink.maxX - ink.minX) * (ink.maxY - ink.minY)) / area) : 0;
+  return { onPaper, primitives: page.list.prims.length, coverage };
+}
+
+/** The warning for a page that comes out empty or nearly so; null for a page with ink on it. */
+export function emptyPageWarning(page: Page, margins: { left: number; bottom: number; right: number; top: number }): PlotWarning | null {
+  const { onPaper, primitives, coverage } = pageInk(page, margins);
+  const base = { layout: page.name, on_paper: onPaper, primitives, coverage };
+  if (primitives === 0) {
+    return { ...base, code: 'empty_page', message: `page ${page.name} is empty: the layout holds nothing that is drawn` };
+  }
+  if (onPaper === 0) {
+    return {
+      ...base, code: 'empty_page',
+      message: `page ${page.name} is empty: none of its ${primitives} primitives falls on the paper (the page setup's plot area or scale misses the drawing); fit plots the extents`,
+    };
+  }
+  if (coverage < NEARLY_EMPTY) {
+    return {
+      ...base, code: 'nearly_empty_page',
+      message: `page ${page.name} is nearly empty: what falls on the paper (${onPaper} of ${primitives} primitives) spans ${(coverage * 100).toFixed(2)} % of it; fit plots the extents`,
+    };
+  }
+  return null;
 }
 
 function formatOf(path: string, format?: string): PlotFormat {
@@ -233,10 +363,14 @@ export async function plot(doc: DocumentApi, opts: PlotOptions): Promise<PlotRes
   }
   const pages: { page: Page; paper: string; scale: number }[] = [];
   const skipped: Record<string, number> = {};
+  const warnings: PlotWarning[] = [];
   for (const name of names) {
     const list = renderLayout(doc, { layout: name, baseDir: opts.baseDir, images: opts.images });
     for (const [k, v] of Object.entries(list.skipped)) skipped[k] = (skipped[k] ?? 0) + v;
-    pages.push(layoutPage(doc, name, list, { paper: opts.paper }));
+    const placed = layoutPage(doc, name, list, { paper: opts.paper, fit: opts.fit });
+    const warning = emptyPageWarning(placed.page, placed.margins);
+    if (warning) warnings.push(warning);
+    pages.push(placed);
     opts.onPage?.(pages.length, names.length, name);
   }
   const files: string[] = [];
@@ -286,7 +420,7 @@ export async function plot(doc: DocumentApi, opts: PlotOptions): Promise<PlotRes
       out.push(describe(p, file));
     }
   }
-  return { format, files, pages: out, skipped };
+  return { format, files, pages: out, skipped, warnings };
 }
 
 function round2(v: number): number {

@@ -112,6 +112,13 @@ interface Ctx {
   imagesFixed: boolean;
   /** RAY / XLINE waiting for the area they are clipped to (known once everything else is drawn). */
   infinite: InfiniteLine[];
+  /** The layout's own paper-space viewport (id 1, or its stand-in in a layout not current), never drawn. */
+  overallViewport: Entity | null;
+  /**
+   * The layout was not the current one when saved: AutoCAD then writes status 0 (and id 0) for
+   * every viewport of it, and a viewport is off only by its flag (90, bit 0x20000).
+   */
+  layoutInactive: boolean;
 }
 
 interface InfiniteLine {
@@ -224,6 +231,8 @@ function makeCtx(doc: DocumentApi, opts: RenderOptions): Ctx {
     imageCache: opts.images ? new Map(opts.images) : new Map(),
     imagesFixed: opts.images !== undefined,
     infinite: [],
+    overallViewport: null,
+    layoutInactive: false,
   };
 }
 
@@ -1611,10 +1620,33 @@ function frozenLayersOf(ctx: Ctx, vp: Entity): Set<string> | null {
   return names.size ? names : null;
 }
 
-function drawViewport(ctx: Ctx, e: Entity, p: Props, m: Mat): void {
+/**
+ * A VIEWPORT whose layer does not plot still shows its contents, as AutoCAD and ezdxf draw them
+ * (putting viewports on a no-plot layer, Defpoints often, is how borders are hidden): the plot
+ * flag of its layer governs the border only. A frozen or off layer, or an invisible viewport,
+ * hides all of it.
+ */
+function drawViewportEntity(ctx: Ctx, e: Entity, m: Mat, parent: Inherit | null): void {
+  const p = resolveProps(ctx, e, parent);
+  if (p) {
+    if (!p.layerOff) drawViewport(ctx, e, p, m, true);
+    return;
+  }
+  if (!ctx.honorPlot) return;
+  ctx.honorPlot = false;
+  const unplotted = resolveProps(ctx, e, parent);
+  ctx.honorPlot = true;
+  if (unplotted && !unplotted.layerOff) drawViewport(ctx, e, unplotted, m, false);
+}
+
+/** VIEWPORT flag (90): the viewport is off. */
+const VIEWPORT_OFF = 0x20000;
+
+function drawViewport(ctx: Ctx, e: Entity, p: Props, m: Mat, border: boolean): void {
   const id = num(e, 'id', 2);
   const status = num(e, 'status', 1);
-  if (id === 1 || status === 0 || ctx.inBlock) return;
+  if (id === 1 || e === ctx.overallViewport || ctx.inBlock) return;
+  if ((num(e, 'flags', 0) & VIEWPORT_OFF) !== 0 || (status === 0 && !ctx.layoutInactive)) return;
   const c = pt(e, 'center');
   const w = num(e, 'width', 0);
   const h = num(e, 'height', 0);
@@ -1647,6 +1679,7 @@ function drawViewport(ctx: Ctx, e: Entity, p: Props, m: Mat): void {
   const saveFrozen = ctx.vpFrozen;
   const saveTol = ctx.tol;
   const saveBounds = ctx.bounds;
+  const saveHandle = ctx.handle;
   ctx.clips.push({ rings: [frame], parent: ctx.clip });
   ctx.clip = ctx.clips.length - 1;
   ctx.dashFactor = headerNum(ctx.doc, '$PSLTSCALE', 1) ? 1 / (scale || 1) : 1;
@@ -1683,8 +1716,9 @@ function drawViewport(ctx: Ctx, e: Entity, p: Props, m: Mat): void {
   ctx.dashFactor = saveDash;
   ctx.vpFrozen = saveFrozen;
   ctx.tol = saveTol;
-  // the viewport frame itself
-  emitPolyline(ctx, { ...p, ltype: p.ltype }, m, frame, true);
+  // the viewport frame itself (picked as the viewport, not as the model entity drawn last)
+  ctx.handle = saveHandle;
+  if (border) emitPolyline(ctx, { ...p, ltype: p.ltype }, m, frame, true);
 }
 
 function primOutside(pr: Prim, b: Bounds): boolean {
@@ -1718,6 +1752,10 @@ function primOutside(pr: Prim, b: Bounds): boolean {
 function drawEntity(ctx: Ctx, e: Entity, m: Mat, parent: Inherit | null, fromViewport = false): void {
   const top = parent === null;
   if (top) ctx.handle = e.handle;
+  if (e.type === 'VIEWPORT') {
+    if (!fromViewport) drawViewportEntity(ctx, e, m, parent);
+    return;
+  }
   const p = resolveProps(ctx, e, parent);
   if (!p) return;
   const type = e.type;
@@ -1833,9 +1871,6 @@ function drawEntity(ctx: Ctx, e: Entity, m: Mat, parent: Inherit | null, fromVie
       emitPath(ctx, p, [ring], null, true, ctx.background);
       return;
     }
-    case 'VIEWPORT':
-      if (!fromViewport) drawViewport(ctx, e, p, m);
-      return;
     case 'LEADER': {
       const vs = attr(e, 'vertices');
       if (!Array.isArray(vs) || vs.length < 2) return;
@@ -1897,6 +1932,18 @@ function drawSpline(ctx: Ctx, e: Entity, p: Props, m: Mat): void {
   emitPolyline(ctx, p, m, pts, (num(e, 'flags', 0) & 1) !== 0 && false);
 }
 
+/**
+ * Finds the layout's own viewport and whether the layout was the current one: in a layout that was
+ * not, every viewport has status 0 and the layout's own one, written first, id 0 rather than 1.
+ * (The LAYOUT's 331 names the viewport last active, which may be a floating one.)
+ */
+function viewportsOf(ctx: Ctx, layout: { block: Block }): void {
+  const vps = layout.block.entities.filter((e) => e.type === 'VIEWPORT');
+  if (vps.length === 0) return;
+  ctx.layoutInactive = vps.every((v) => num(v, 'status', 1) === 0);
+  ctx.overallViewport = vps.find((v) => num(v, 'id', 2) === 1) ?? (ctx.layoutInactive ? vps[0]! : null);
+}
+
 /** Renders model space or a paper-space layout into a display list. */
 export function renderLayout(doc: DocumentApi, opts: RenderOptions = {}): DisplayList {
   const layout = findLayout(doc, opts.layout);
@@ -1908,6 +1955,7 @@ export function renderLayout(doc: DocumentApi, opts: RenderOptions = {}): Displa
     const pe = headerExtents(doc, true);
     ctx.tol = pe ? Math.max(0.01, Math.max(pe.maxX - pe.minX, pe.maxY - pe.minY) / 8000) : 0.05;
   }
+  if (!isModel) viewportsOf(ctx, layout);
   const m = identity();
   const only = opts.handles;
   for (const e of layout.block.entities) {
