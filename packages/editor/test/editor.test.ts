@@ -133,6 +133,37 @@ describe.skipIf(!hasChromium)('the graphical editor', () => {
     expect(rebound.status).toBe(400);
   });
 
+  it('zooms about the cursor with the wheel and pans with a middle drag; the drawing follows on screen', async () => {
+    const view = () => page.evaluate(() => { const v = (globalThis as any).linework.app.view; return { cx: v.cx as number, cy: v.cy as number, scale: v.scale as number }; });
+    const v0 = await view();
+    const [px, py] = await at(page, 100, 0);
+    await page.mouse.move(px, py);
+    await page.mouse.wheel(0, -300);
+    await waitFor(view, (v) => v.scale > v0.scale * 1.5);
+    // the point under the cursor stays under it
+    const [qx, qy] = await at(page, 100, 0);
+    expect(Math.hypot(qx - px, qy - py)).toBeLessThan(1);
+    await settle(page);
+    await page.waitForTimeout(250); // the zoom settles and the drawing is redrawn sharp
+    expect(await inkNear(await screenshot(), 95, 0)).toBe(true);
+    // middle drag: the drawing moves with the mouse
+    const v1 = await view();
+    await page.mouse.move(600, 400);
+    await page.mouse.down({ button: 'middle' });
+    await page.mouse.move(520, 360, { steps: 5 });
+    await page.mouse.up({ button: 'middle' });
+    const v2 = await view();
+    expect(v2.cx - v1.cx).toBeCloseTo(80 / v1.scale, 6);
+    expect(v2.cy - v1.cy).toBeCloseTo(-40 / v1.scale, 6);
+    await settle(page);
+    expect(await inkNear(await screenshot(), 95, 0)).toBe(true);
+    expect(await inkNear(await screenshot(), 95, 3)).toBe(false);
+    // back to the view the other tests use
+    expect((await s.api.post('/api/v1/view_focus', { bounds: [-10, -10, 110, 70], margin: 0 })).status).toBe(200);
+    await waitFor(view, (v) => Math.abs(v.scale - v0.scale) < 1e-9 * v0.scale);
+    await settle(page);
+  });
+
   it('a click selects the entity under the pick box, shift-click removes it, Esc clears', async () => {
     await click(page, 60, 30); // on the circle's edge
     await waitFor(selection, (sel) => sel.join() === H.C);

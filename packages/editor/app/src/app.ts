@@ -40,7 +40,6 @@ export const PICK_PX = 5;
 export class App {
   readonly api: Api;
   readonly view: View;
-  readonly atlas = new Atlas();
   documents: DocInfo[] = [];
   docId: number | null = null;
   layouts: string[] = ['Model'];
@@ -61,15 +60,26 @@ export class App {
   lastPoint: Point | null = null;
   /** Listeners the panels register. */
   readonly on = { docs: [] as (() => void)[], layers: [] as (() => void)[], selection: [] as (() => void)[], ask: [] as (() => void)[], message: [] as ((m: string, err?: boolean) => void)[] };
+  /** The whole layout, curves at about a third of a pixel when it fits the screen. */
+  base: Scene | null = null;
+  /** The part on screen at a finer tolerance, once zoomed in far enough (AutoCAD's regen). */
+  detail: { scene: Scene; region: [number, number, number, number] } | null = null;
+  private detailLoading = false;
   private loading: Promise<void> | null = null;
   private reloadAgain = false;
   private updates: Promise<void> = Promise.resolve();
   lastEventSeq = 0;
 
-  constructor(token: string, readonly glCanvas: HTMLCanvasElement, readonly overlayCanvas: HTMLCanvasElement) {
+  private readonly atlas: Atlas;
+
+  constructor(token: string, readonly glCanvas: HTMLCanvasElement, readonly overlayCanvas: HTMLCanvasElement, private readonly fontReady: Promise<void>) {
     this.api = new Api(token);
+    // the atlas measures glyphs with the font: made once it has loaded
+    this.atlas = new Atlas();
     this.view = new View(glCanvas, this.atlas);
     this.view.afterFrame = () => this.drawOverlay();
+    this.view.onSettle = () => this.checkDetail();
+    this.view.onMove = () => this.pickScene();
   }
 
   emit(what: keyof App['on']): void {
@@ -143,49 +153,99 @@ export class App {
 
   private async loadScene(fit: boolean): Promise<void> {
     if (this.docId === null) {
-      this.view.scene?.dispose();
-      this.view.scene = null;
-      this.view.invalidate();
+      this.setScenes(null, null);
       return;
     }
     const bg = this.toggles.dark ? DARK_BG : LIGHT_BG;
-    const buf = await this.api.displayList({ document_id: this.docId, layout: this.layout, background: bg });
+    const [buf] = await Promise.all([this.api.displayList({ document_id: this.docId, layout: this.layout, background: bg }), this.fontReady]);
     const frame = decodeFrame(buf);
     const scene = new Scene(this.view.gl, this.atlas, frame);
     scene.onImage = () => this.view.invalidate();
-    this.view.scene?.dispose();
-    this.view.scene = scene;
+    this.setScenes(scene, null);
     this.view.background = bg;
     this.version = frame.version;
     if (fit) this.view.fit(frame.bounds);
     await this.refreshSelection();
     this.emit('layers');
     this.view.invalidate();
+    this.checkDetail();
+  }
+
+  private setScenes(base: Scene | null, detail: App['detail']): void {
+    if (this.base && this.base !== base) this.base.dispose();
+    if (this.detail && this.detail.scene !== detail?.scene) this.detail.scene.dispose();
+    this.base = base;
+    this.detail = detail;
+    this.pickScene();
+  }
+
+  /** The scene to draw: the detail while the view lies in its region, else the whole layout. */
+  pickScene(): void {
+    const d = this.detail;
+    const v = this.view;
+    const hw = v.width / 2 / v.scale, hh = v.height / 2 / v.scale;
+    const inside = d && v.cx - hw >= d.region[0] && v.cx + hw <= d.region[2] && v.cy - hh >= d.region[1] && v.cy + hh <= d.region[3];
+    const want = inside ? d.scene : this.base;
+    if (v.scene !== want) {
+      v.scene = want;
+      v.invalidate();
+    }
+  }
+
+  /**
+   * After the view settles: when curves of the whole-layout scene would show their chords (over a
+   * pixel), loads the part on screen (and as much again around it) at half a pixel.
+   */
+  checkDetail(): void {
+    this.pickScene();
+    const base = this.base;
+    const v = this.view;
+    if (!base || this.detailLoading || this.docId === null || this.layout.toLowerCase() !== 'model') return;
+    if (base.tolerance * v.scale <= 1) return;
+    const d = this.detail;
+    if (d && v.scene === d.scene && d.scene.tolerance * v.scale <= 1) return;
+    const hw = v.width / v.scale, hh = v.height / v.scale;
+    const region: [number, number, number, number] = [v.cx - hw, v.cy - hh, v.cx + hw, v.cy + hh];
+    const docId = this.docId;
+    this.detailLoading = true;
+    void this.api.displayList({
+      document_id: docId, layout: this.layout, background: base.background, tolerance: 0.5 / v.scale,
+      origin: base.origin.join(','), bounds: region.join(','),
+    }).then((buf) => {
+      if (this.base !== base || this.docId !== docId) return;
+      const scene = new Scene(this.view.gl, this.atlas, decodeFrame(buf));
+      scene.onImage = () => this.view.invalidate();
+      scene.setFlag(FLAG_SELECTED, this.pickSet() ?? this.selection);
+      this.setScenes(base, { scene, region });
+    }).catch(() => undefined).finally(() => {
+      this.detailLoading = false;
+    });
   }
 
   /** Applies a change event: the changed entities only, or everything when the change asks for it. */
   private applyChange(e: Record<string, any>): void {
     this.updates = this.updates.then(async () => {
-      const scene = this.view.scene;
-      if (!scene) return;
+      if (!this.base) return;
       const hs = e.handles as { added: string[]; updated: string[]; removed: string[] } | undefined;
       if (e.redraw === 'all' || !hs) {
         await this.reload(false);
         return;
       }
       const want = [...hs.added, ...hs.updated];
-      for (const h of [...hs.removed, ...hs.updated]) scene.remove(h);
-      if (want.length) {
+      const scenes = [this.base, this.detail?.scene].filter((x): x is Scene => !!x);
+      await Promise.all(scenes.map(async (scene) => {
+        for (const h of [...hs.removed, ...hs.updated]) scene.remove(h);
+        if (!want.length) return;
         const buf = await this.api.displayList({
           document_id: this.docId!, layout: this.layout, background: scene.background, handles: want.join(','),
           tolerance: scene.tolerance, origin: scene.origin.join(','),
         });
-        if (this.view.scene !== scene) return;
+        if (this.base !== scenes[0]) return;
         for (const h of want) scene.remove(h);
         scene.add(decodeFrame(buf));
-      }
+        scene.setFlag(FLAG_SELECTED, this.selection);
+      }));
       this.version = e.version ?? this.version;
-      scene.setFlag(FLAG_SELECTED, this.selection);
       this.view.invalidate();
     }).catch((err: unknown) => this.message(String((err as Error)?.message ?? err), true));
   }
@@ -211,7 +271,7 @@ export class App {
     if (this.docId === null) return;
     const r = await this.api.op('get_selection', { document_id: this.docId }).catch(() => null);
     this.selection = ((r?.result?.entities ?? []) as { handle: string }[]).map((e) => e.handle);
-    this.view.scene?.setFlag(FLAG_SELECTED, this.pickSet() ?? this.selection);
+    this.flagSelection();
     this.view.invalidate();
     this.emit('selection');
   }
@@ -222,7 +282,13 @@ export class App {
   }
 
   showPicked(): void {
-    this.view.scene?.setFlag(FLAG_SELECTED, this.pickSet() ?? this.selection);
+    this.flagSelection();
+  }
+
+  private flagSelection(): void {
+    const hs = this.pickSet() ?? this.selection;
+    this.base?.setFlag(FLAG_SELECTED, hs);
+    this.detail?.scene.setFlag(FLAG_SELECTED, hs);
     this.view.invalidate();
   }
 
@@ -272,7 +338,7 @@ export class App {
       case 'document_closed':
       case 'document_saved':
         void this.refreshDocuments().then(() => {
-          if (this.view.scene === null || !this.documents.some((d) => d.document_id === this.docId)) return this.reload(true);
+          if (this.base === null || !this.documents.some((d) => d.document_id === this.docId)) return this.reload(true);
           return undefined;
         });
         break;

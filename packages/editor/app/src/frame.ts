@@ -36,6 +36,8 @@ export interface DisplayFrame {
   texts: TextRec[];
   images: ImageRec[];
   clips: { rings: number[][]; parent: number }[];
+  /** Entity ranges in spatial tiles with their boxes (relative to `origin`). */
+  tiles: { ent_start: number; ent_end: number; box: [number, number, number, number] }[];
 }
 
 interface BlobRef { offset: number; bytes: number; type?: 'f32' | 'u32' | 'u8' | 'i16' }
@@ -61,5 +63,6 @@ export function decodeFrame(buf: ArrayBuffer): DisplayFrame {
   for (const [k, r] of Object.entries(header.buffers as Record<string, BlobRef>)) out[k] = view(r);
   out.images = (header.images ?? []).map((i: any) => ({ ...i, data: view(i.data) }));
   for (const k of ['seg_clip', 'tri_clip']) if (!(k in out)) out[k] = null;
+  out.tiles ??= [];
   return out as DisplayFrame;
 }

@@ -126,6 +126,23 @@ uniform sampler2D u_tex;
 out vec4 o;
 void main() { o = texture(u_tex, v_uv); }`;
 
+// The view cache drawn onto the screen: a textured quad over the clip-space rectangle u_rect.
+const BLIT_VS = `#version 300 es
+in vec2 a_corner;
+uniform vec4 u_rect;
+out vec2 v_uv;
+void main() {
+  v_uv = a_corner;
+  gl_Position = vec4(mix(u_rect.xy, u_rect.zw, a_corner), 0.0, 1.0);
+}`;
+
+const BLIT_FS = `#version 300 es
+precision mediump float;
+in vec2 v_uv;
+uniform sampler2D u_tex;
+out vec4 o;
+void main() { o = texture(u_tex, v_uv); }`;
+
 const STENCIL_VS = `${COMMON}
 in vec2 a_pos;
 void main() { gl_Position = vec4(toClip(a_pos), 0.0, 1.0); }`;
@@ -168,6 +185,7 @@ export interface Programs {
   glyph: Program;
   image: Program;
   stencil: Program;
+  blit: Program;
 }
 
 export function programs(gl: WebGL2RenderingContext): Programs {
@@ -178,6 +196,7 @@ export function programs(gl: WebGL2RenderingContext): Programs {
     glyph: compile(gl, GLYPH_VS, GLYPH_FS, ['a_pos', 'a_uv', 'a_em', 'a_color', 'a_flag'], ['u_atlas', 'u_minpx']),
     image: compile(gl, IMAGE_VS, IMAGE_FS, ['a_corner'], ['u_m', 'u_size', 'u_tex']),
     stencil: compile(gl, STENCIL_VS, STENCIL_FS, ['a_pos'], []),
+    blit: compile(gl, BLIT_VS, BLIT_FS, ['a_corner'], ['u_rect', 'u_tex']),
   };
 }
 

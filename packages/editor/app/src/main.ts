@@ -32,13 +32,14 @@ async function main(): Promise<void> {
     });
     return;
   }
-  await loadFont();
-  const app = new App(token, document.getElementById('gl') as HTMLCanvasElement, document.getElementById('overlay') as HTMLCanvasElement);
+  // the font loads while the session is asked for the drawing; text waits for it
+  const app = new App(token, document.getElementById('gl') as HTMLCanvasElement, document.getElementById('overlay') as HTMLCanvasElement, loadFont());
   bindPanels(app);
   const cmd = bindCommandLine(app);
   const setToggle = (name: 'grid' | 'ortho' | 'osnap' | 'lwt'): void => {
     app.toggles[name] = !app.toggles[name];
     document.getElementById(`t-${name}`)!.classList.toggle('on', app.toggles[name]);
+    if (app.view.lineweights !== app.toggles.lwt) app.view.dropCache();
     app.view.lineweights = app.toggles.lwt;
     app.message(`<${name.toUpperCase()} ${app.toggles[name] ? 'on' : 'off'}>`);
     app.view.invalidate();

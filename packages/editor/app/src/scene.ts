@@ -181,6 +181,10 @@ export class Scene {
   private readonly images: ImageItem[] = [];
   private readonly clipBufs: { buf: WebGLBuffer; rings: [number, number][] }[] = [];
   private flagged = new Map<string, number>();
+  /** Spatial tiles: element ranges per kind and the box (relative to the origin). */
+  private readonly tiles: { box: [number, number, number, number]; seg: [number, number]; tri: [number, number]; glyph: [number, number]; entStart: number }[] = [];
+  /** Boxes of entities drawn from the dynamic buffers (relative to the origin). */
+  private readonly dynBoxes = new Map<string, [number, number, number, number]>();
 
   constructor(private readonly gl: WebGL2RenderingContext, private readonly atlas: Atlas, readonly frame: DisplayFrame) {
     this.origin = frame.origin;
@@ -197,6 +201,14 @@ export class Scene {
     const g = layoutTexts(frame.texts, atlas);
     this.batches.glyph.load(g.verts, null, null, g.ent, textClips(frame.texts, g.ent), g.ent.length);
     for (const img of frame.images) this.addImage(frame.handles[img.ent]!, img);
+    const tiles = frame.tiles.length ? frame.tiles : [{ ent_start: 0, ent_end: frame.handles.length, box: relBox(frame.bounds, frame.origin) }];
+    for (const t of tiles) {
+      const range = (b: Batch): [number, number] => {
+        const a = lowerBound(b.ent, t.ent_start);
+        return [a, lowerBound(b.ent, t.ent_end) - a];
+      };
+      this.tiles.push({ box: t.box, seg: range(this.batches.seg), tri: range(this.batches.tri), glyph: range(this.batches.glyph), entStart: t.ent_start });
+    }
     for (const c of frame.clips) {
       // each ring as a triangle fan from its first point: drawn into the stencil with INVERT (even-odd)
       const fans: number[] = [];
@@ -245,9 +257,26 @@ export class Scene {
     return (this.index().has(h) && !this.gone.has(h)) || this.dynRanges.has(h);
   }
 
+  /** Where an entity is drawn (relative to the origin): its tile's box, or its own when it changed. */
+  boxOf(h: string): [number, number, number, number] | null {
+    const d = this.dynBoxes.get(h);
+    if (d) return d;
+    const e = this.gone.has(h) ? undefined : this.index().get(h);
+    if (e === undefined || !this.tiles.length) return null;
+    let lo = 0, hi = this.tiles.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (this.tiles[mid]!.entStart <= e) lo = mid;
+      else hi = mid - 1;
+    }
+    return this.tiles[lo]!.box;
+  }
+
   /** Hides an entity's geometry (it changed or was erased). */
   remove(h: string): void {
+    this.dirtyBox(this.boxOf(h));
     for (const r of this.ranges(h)) r.batch.flag(r.start, r.count, FLAG_HIDDEN, true);
+    this.dynBoxes.delete(h);
     if (this.index().has(h)) this.gone.add(h);
     this.dynRanges.delete(h);
     for (const img of this.images) if (img.ent === h) img.hidden = true;
@@ -256,7 +285,20 @@ export class Scene {
 
   /** Adds the geometry of a partial display list (same origin) for its entities. */
   add(part: DisplayFrame): void {
+    // each entity's box from its vertices, for the screen to redraw just there
+    const grow = (h: string, xy: ArrayLike<number>, from: number, to: number, stride: number): void => {
+      let b = this.dynBoxes.get(h);
+      if (!b) this.dynBoxes.set(h, (b = [Infinity, Infinity, -Infinity, -Infinity]));
+      for (let i = from; i < to; i += stride) {
+        const x = xy[i]!, y = xy[i + 1]!;
+        if (x < b[0]) b[0] = x;
+        if (y < b[1]) b[1] = y;
+        if (x > b[2]) b[2] = x;
+        if (y > b[3]) b[3] = y;
+      }
+    };
     const byEnt = (ent: Uint32Array, kind: Kind, start: number): void => {
+      const xy = kind === 'seg' ? part.seg_xy : kind === 'tri' ? part.tri_xy : null;
       let s = 0;
       for (let i = 1; i <= ent.length; i++) {
         if (i === ent.length || ent[i] !== ent[s]) {
@@ -264,6 +306,8 @@ export class Scene {
           let list = this.dynRanges.get(h);
           if (!list) this.dynRanges.set(h, (list = []));
           list.push({ kind, start: start + s, count: i - s });
+          const k = VERTS[kind] * 2;
+          if (xy) grow(h, xy, s * k, i * k, 2);
           s = i;
         }
       }
@@ -273,8 +317,21 @@ export class Scene {
     if (part.texts.length) {
       const g = layoutTexts(part.texts, this.atlas);
       byEnt(g.ent, 'glyph', this.dyn.glyph.append(g.verts, null, null, textClips(part.texts, g.ent), g.ent.length));
+      let s = 0;
+      for (let i = 1; i <= g.ent.length; i++) {
+        if (i === g.ent.length || g.ent[i] !== g.ent[s]) {
+          grow(part.handles[g.ent[s]!]!, g.verts, s * 6 * GLYPH_FLOATS, i * 6 * GLYPH_FLOATS, GLYPH_FLOATS);
+          s = i;
+        }
+      }
     }
-    for (const img of part.images) this.addImage(part.handles[img.ent]!, img);
+    for (const img of part.images) {
+      this.addImage(part.handles[img.ent]!, img);
+      const [a, b, c, d, e, f] = img.matrix;
+      const w = img.px_width, h = img.px_height;
+      grow(part.handles[img.ent]!, [e, f, a * w + e, b * w + f, c * h + e, d * h + f, a * w + c * h + e, b * w + d * h + f], 0, 8, 2);
+    }
+    for (const h of part.handles) this.dirtyBox(this.dynBoxes.get(h) ?? null);
     if (part.bounds) {
       const b = part.bounds;
       this.bounds = this.bounds ? [Math.min(this.bounds[0], b[0]), Math.min(this.bounds[1], b[1]), Math.max(this.bounds[2], b[2]), Math.max(this.bounds[3], b[3])] : b;
@@ -286,6 +343,7 @@ export class Scene {
     const want = new Set(handles);
     for (const [h, bits] of this.flagged) {
       if (bits & bit && !want.has(h)) {
+        this.dirtyBox(this.boxOf(h));
         for (const r of this.ranges(h)) r.batch.flag(r.start, r.count, bit, false);
         this.flagged.set(h, bits & ~bit);
       }
@@ -293,6 +351,7 @@ export class Scene {
     for (const h of want) {
       const bits = this.flagged.get(h) ?? 0;
       if (bits & bit) continue;
+      this.dirtyBox(this.boxOf(h));
       for (const r of this.ranges(h)) r.batch.flag(r.start, r.count, bit, true);
       this.flagged.set(h, bits | bit);
     }
@@ -312,12 +371,22 @@ export class Scene {
       gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_S, gl.CLAMP_TO_EDGE);
       gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_T, gl.CLAMP_TO_EDGE);
       item.tex = tex;
+      this.dirty = null;
       this.onImage?.();
     }).catch(() => undefined);
   }
 
   /** Called when an image finished decoding (the view redraws). */
   onImage: (() => void) | null = null;
+
+  /** Boxes (relative to the origin) whose pixels changed since the screen last drew them; null: everything. */
+  dirty: [number, number, number, number][] | null = [];
+
+  private dirtyBox(b: [number, number, number, number] | null): void {
+    if (!this.dirty) return;
+    if (!b || !Number.isFinite(b[0])) this.dirty = null;
+    else this.dirty.push(b);
+  }
 
   dispose(): void {
     for (const b of [...Object.values(this.batches), ...Object.values(this.dyn)]) b.dispose();
@@ -327,7 +396,9 @@ export class Scene {
 
   // ---- drawing --------------------------------------------------------------------------------
 
-  draw(p: Programs, v: Viewer, atlasTex: WebGLTexture, quad: WebGLBuffer): void {
+  /** Draws what lies in `view` (a box relative to the origin; null: everything). */
+  draw(p: Programs, v: Viewer, atlasTex: WebGLTexture, quad: WebGLBuffer, view: [number, number, number, number] | null = null): void {
+    this.visible = view ? this.visibleRuns(view) : null;
     const gl = this.gl;
     const uniforms = (prog: Programs[keyof Programs]): void => {
       gl.useProgram(prog.prog);
@@ -404,12 +475,33 @@ export class Scene {
     for (let i = 0; i < 8; i++) gl.disableVertexAttribArray(i);
   }
 
+  /** Element runs of the static batches in the tiles that meet `view` (consecutive tiles merged). */
+  private visible: Record<Kind, [number, number][]> | null = null;
+
+  private visibleRuns(view: [number, number, number, number]): Record<Kind, [number, number][]> {
+    const out: Record<Kind, [number, number][]> = { seg: [], tri: [], glyph: [] };
+    for (const t of this.tiles) {
+      const b = t.box;
+      if (b[2] < view[0] || b[0] > view[2] || b[3] < view[1] || b[1] > view[3]) continue;
+      for (const k of ['seg', 'tri', 'glyph'] as const) {
+        const [start, count] = t[k];
+        if (!count) continue;
+        const runs = out[k];
+        const last = runs[runs.length - 1];
+        if (last && last[0] + last[1] === start) last[1] += count;
+        else runs.push([start, count]);
+      }
+    }
+    return out;
+  }
+
   /** Calls draw for each run of elements, with the stencil set to the run's clip region. */
   private runs(b: Batch, p: Programs, v: Viewer, draw: (start: number, count: number) => void): void {
     if (!b.count) return;
     const gl = this.gl;
     let active = -1;
-    for (const [start, count, clip] of b.runs) {
+    const culled = this.visible && b === this.batches[b.kind] && b.runs.length === 1 && b.runs[0]![2] === -1 ? this.visible[b.kind] : null;
+    for (const [start, count, clip] of culled ? culled.map(([s0, c0]) => [s0, c0, -1] as [number, number, number]) : b.runs) {
       if (clip !== active) {
         if (clip >= 0 && this.clipBufs[clip]) this.stencil(clip, p, v);
         else gl.disable(gl.STENCIL_TEST);
@@ -440,6 +532,10 @@ export class Scene {
     gl.stencilOp(gl.KEEP, gl.KEEP, gl.KEEP);
     gl.useProgram(current);
   }
+}
+
+function relBox(b: [number, number, number, number] | null, o: [number, number]): [number, number, number, number] {
+  return b ? [b[0] - o[0], b[1] - o[1], b[2] - o[0], b[3] - o[1]] : [-Infinity, -Infinity, Infinity, Infinity];
 }
 
 /** Clip index per glyph instance (from its text), or null when no text is clipped. */

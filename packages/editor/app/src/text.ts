@@ -38,6 +38,13 @@ export class Atlas {
     this.canvas.width = ATLAS;
     this.canvas.height = ATLAS;
     this.ctx = this.canvas.getContext('2d', { willReadFrequently: false })!;
+  }
+
+  private started = false;
+
+  /** Set up on the first glyph: the font has loaded by then (scenes wait for it). */
+  private start(): void {
+    this.started = true;
     this.ctx.font = `${PX}px ${FONT_FAMILY}`;
     this.ctx.textBaseline = 'alphabetic';
     this.ctx.fillStyle = '#fff';
@@ -49,6 +56,7 @@ export class Atlas {
   }
 
   glyph(ch: string): Glyph {
+    if (!this.started) this.start();
     let g = this.glyphs.get(ch);
     if (g) return g;
     const m = this.ctx.measureText(ch);

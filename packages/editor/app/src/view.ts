@@ -1,11 +1,29 @@
 // The camera and the WebGL2 canvas: drawing units <-> screen pixels, zoom about the cursor, pan,
 // fit, and one frame per animation frame when something changed.
-import { programs, type Programs } from './gl.js';
+import { attr, programs, type Programs } from './gl.js';
 import type { Scene, Viewer } from './scene.js';
 import type { Atlas } from './text.js';
 
 export const DARK_BG = 0x212830;
 export const LIGHT_BG = 0xffffff;
+
+/** How much of the screen the cached picture adds on every side. */
+const MARGIN = 0.25;
+
+interface ViewCache {
+  fbo: WebGLFramebuffer;
+  tex: WebGLTexture;
+  stencil: WebGLRenderbuffer;
+  /** Size in device pixels. */
+  w: number;
+  h: number;
+  /** The view it was drawn at: centre (drawing units) and device pixels per unit. */
+  cx: number;
+  cy: number;
+  scale: number;
+  valid: boolean;
+  scene: Scene | null;
+}
 
 export interface Stats {
   frames: number;
@@ -31,8 +49,27 @@ export class View {
   background = DARK_BG;
   readonly stats: Stats = { frames: 0, lastFrameMs: 0, lastFrameAt: 0 };
   private pending = false;
+  private cache: ViewCache | null = null;
+  private settleTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Set when the next frame must draw the whole drawing again (the view settled after a zoom). */
+  private settled = false;
   /** Drawn after the scene (overlay canvas: cursor, snaps, windows, rubber bands). */
   afterFrame: (() => void) | null = null;
+  /** Called when the view has not moved for a moment (after a pan or zoom). */
+  onSettle: (() => void) | null = null;
+  private moveTimer: ReturnType<typeof setTimeout> | null = null;
+
+  /** Called on every change of the view (the app picks the scene that covers it). */
+  onMove: (() => void) | null = null;
+
+  private moved(): void {
+    this.onMove?.();
+    if (this.moveTimer) clearTimeout(this.moveTimer);
+    this.moveTimer = setTimeout(() => {
+      this.moveTimer = null;
+      this.onSettle?.();
+    }, 200);
+  }
 
   constructor(readonly canvas: HTMLCanvasElement, private readonly atlas: Atlas) {
     const gl = canvas.getContext('webgl2', { antialias: false, stencil: true, preserveDrawingBuffer: true, alpha: false });
@@ -79,6 +116,7 @@ export class View {
       this.cy = (b[1] + b[3]) / 2;
       this.scale = Math.min(this.width / w, this.height / h);
     }
+    this.moved();
     this.invalidate();
   }
 
@@ -88,12 +126,14 @@ export class View {
     this.scale = Math.min(Math.max(this.scale * factor, 1e-12), 1e12);
     this.cx = wx - (sx - this.width / 2) / this.scale;
     this.cy = wy + (sy - this.height / 2) / this.scale;
+    this.moved();
     this.invalidate();
   }
 
   panBy(dxPx: number, dyPx: number): void {
     this.cx -= dxPx / this.scale;
     this.cy += dyPx / this.scale;
+    this.moved();
     this.invalidate();
   }
 
@@ -116,27 +156,170 @@ export class View {
     this.atlas.dirty = false;
   }
 
+  /** Forgets the cached picture (a new scene, another background): the next frame draws anew. */
+  dropCache(): void {
+    if (this.cache) this.cache.valid = false;
+  }
+
+  /**
+   * One frame. The drawing is rendered into an offscreen picture (the view cache) a quarter of the
+   * screen larger on every side; frames while panning only place that picture, frames while
+   * zooming show it scaled until the view settles (150 ms), and a change redraws only the tiles
+   * it touches. A full render happens on the first frame, after a zoom settles, when a pan leaves
+   * the cached area, and when everything changed (layers, background).
+   */
   render(): void {
     const t0 = performance.now();
     const gl = this.gl;
     if (this.atlas.dirty) this.uploadAtlas();
-    gl.viewport(0, 0, this.canvas.width, this.canvas.height);
     const bg = this.scene?.background ?? this.background;
-    gl.clearColor(((bg >> 16) & 255) / 255, ((bg >> 8) & 255) / 255, (bg & 255) / 255, 1);
-    gl.clearStencil(0);
-    gl.clear(gl.COLOR_BUFFER_BIT | gl.STENCIL_BUFFER_BIT);
-    if (this.scene) {
-      const v: Viewer = {
-        cx: this.cx, cy: this.cy, scale: this.scale * this.dpr, width: this.canvas.width, height: this.canvas.height,
-        lineweights: this.lineweights, pxPerMm: (96 / 25.4) * this.dpr,
-        select: [0.26, 0.62, 1, 1], hover: [1, 0.85, 0.3, 1],
-      };
-      this.scene.draw(this.progs, v, this.atlasTex, this.quad);
+    const scene = this.scene;
+    if (scene) {
+      const c = this.ensureCache();
+      const scale = this.scale * this.dpr;
+      const sameScale = c.valid && Math.abs(c.scale - scale) <= scale * 1e-9;
+      const inside = sameScale && this.inCache(c);
+      if (!c.valid || c.scene !== scene || scene.dirty === null || (sameScale && !inside) || (!sameScale && this.settled)) {
+        this.renderCache(c, scene, bg, this.cx, this.cy, scale, null);
+      } else if (sameScale && scene.dirty.length) {
+        this.renderCache(c, scene, bg, c.cx, c.cy, c.scale, scene.dirty);
+      } else if (!sameScale) {
+        this.scheduleSettle();
+      }
+      scene.dirty = [];
+      this.settled = false;
+      this.blit(c, bg);
+    } else {
+      gl.bindFramebuffer(gl.FRAMEBUFFER, null);
+      gl.viewport(0, 0, this.canvas.width, this.canvas.height);
+      gl.clearColor(((bg >> 16) & 255) / 255, ((bg >> 8) & 255) / 255, (bg & 255) / 255, 1);
+      gl.clear(gl.COLOR_BUFFER_BIT);
     }
     this.afterFrame?.();
-    const s = this.stats;
-    s.frames++;
-    s.lastFrameMs = performance.now() - t0;
-    s.lastFrameAt = performance.now();
+    const st = this.stats;
+    st.frames++;
+    st.lastFrameMs = performance.now() - t0;
+    st.lastFrameAt = performance.now();
   }
+
+  private scheduleSettle(): void {
+    if (this.settleTimer) clearTimeout(this.settleTimer);
+    this.settleTimer = setTimeout(() => {
+      this.settleTimer = null;
+      this.settled = true;
+      this.invalidate();
+    }, 150);
+  }
+
+  private viewer(w: number, h: number, cx: number, cy: number, scale: number): Viewer {
+    return {
+      cx, cy, scale, width: w, height: h, lineweights: this.lineweights, pxPerMm: (96 / 25.4) * this.dpr,
+      select: [0.26, 0.62, 1, 1], hover: [1, 0.85, 0.3, 1],
+    };
+  }
+
+  private ensureCache(): ViewCache {
+    const gl = this.gl;
+    const w = Math.min(Math.ceil(this.canvas.width * (1 + 2 * MARGIN)), this.maxTex);
+    const h = Math.min(Math.ceil(this.canvas.height * (1 + 2 * MARGIN)), this.maxTex);
+    if (this.cache && this.cache.w === w && this.cache.h === h) return this.cache;
+    if (this.cache) {
+      gl.deleteFramebuffer(this.cache.fbo);
+      gl.deleteTexture(this.cache.tex);
+      gl.deleteRenderbuffer(this.cache.stencil);
+    }
+    const tex = gl.createTexture()!;
+    gl.bindTexture(gl.TEXTURE_2D, tex);
+    gl.texImage2D(gl.TEXTURE_2D, 0, gl.RGBA8, w, h, 0, gl.RGBA, gl.UNSIGNED_BYTE, null);
+    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_S, gl.CLAMP_TO_EDGE);
+    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_T, gl.CLAMP_TO_EDGE);
+    const stencil = gl.createRenderbuffer()!;
+    gl.bindRenderbuffer(gl.RENDERBUFFER, stencil);
+    gl.renderbufferStorage(gl.RENDERBUFFER, gl.DEPTH24_STENCIL8, w, h);
+    const fbo = gl.createFramebuffer()!;
+    gl.bindFramebuffer(gl.FRAMEBUFFER, fbo);
+    gl.framebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.TEXTURE_2D, tex, 0);
+    gl.framebufferRenderbuffer(gl.FRAMEBUFFER, gl.DEPTH_STENCIL_ATTACHMENT, gl.RENDERBUFFER, stencil);
+    gl.bindFramebuffer(gl.FRAMEBUFFER, null);
+    this.cache = { fbo, tex, stencil, w, h, cx: 0, cy: 0, scale: 1, valid: false, scene: null };
+    return this.cache;
+  }
+
+  private get maxTex(): number {
+    return this.gl.getParameter(this.gl.MAX_TEXTURE_SIZE) as number;
+  }
+
+  /** True when the screen's view lies inside the cached picture. */
+  private inCache(c: ViewCache): boolean {
+    const s = this.scale * this.dpr;
+    const hw = this.canvas.width / 2 / s, hh = this.canvas.height / 2 / s;
+    const cw = c.w / 2 / c.scale, ch = c.h / 2 / c.scale;
+    return this.cx - hw >= c.cx - cw && this.cx + hw <= c.cx + cw && this.cy - hh >= c.cy - ch && this.cy + hh <= c.cy + ch;
+  }
+
+  /** Renders the scene into the cache centred on (cx, cy); only inside `boxes` when given. */
+  private renderCache(c: ViewCache, scene: Scene, bg: number, cx: number, cy: number, scale: number, boxes: [number, number, number, number][] | null): void {
+    const gl = this.gl;
+    gl.bindFramebuffer(gl.FRAMEBUFFER, c.fbo);
+    gl.viewport(0, 0, c.w, c.h);
+    gl.clearColor(((bg >> 16) & 255) / 255, ((bg >> 8) & 255) / 255, (bg & 255) / 255, 1);
+    gl.clearStencil(0);
+    const v = this.viewer(c.w, c.h, cx, cy, scale);
+    const [ox, oy] = scene.origin;
+    const hw = c.w / 2 / scale, hh = c.h / 2 / scale;
+    if (!boxes) {
+      gl.clear(gl.COLOR_BUFFER_BIT | gl.STENCIL_BUFFER_BIT);
+      scene.draw(this.progs, v, this.atlasTex, this.quad, [cx - hw - ox, cy - hh - oy, cx + hw - ox, cy + hh - oy]);
+      Object.assign(c, { cx, cy, scale, valid: true, scene });
+    } else {
+      // the changed boxes (merged into one when many), two pixels wider for lineweights and text
+      const merged = boxes.length > 8 ? [boxes.reduce((a, b) => [Math.min(a[0], b[0]), Math.min(a[1], b[1]), Math.max(a[2], b[2]), Math.max(a[3], b[3])])] : boxes;
+      gl.enable(gl.SCISSOR_TEST);
+      for (const b of merged) {
+        const pad = 3 / scale;
+        const x0 = Math.floor((b[0] - pad + ox - cx) * scale + c.w / 2), x1 = Math.ceil((b[2] + pad + ox - cx) * scale + c.w / 2);
+        const y0 = Math.floor((b[1] - pad + oy - cy) * scale + c.h / 2), y1 = Math.ceil((b[3] + pad + oy - cy) * scale + c.h / 2);
+        const sx = Math.max(0, x0), sy = Math.max(0, y0), ex = Math.min(c.w, x1), ey = Math.min(c.h, y1);
+        if (ex <= sx || ey <= sy) continue;
+        gl.scissor(sx, sy, ex - sx, ey - sy);
+        gl.clear(gl.COLOR_BUFFER_BIT | gl.STENCIL_BUFFER_BIT);
+        const w0 = (sx - c.w / 2) / scale + cx - ox, w1 = (ex - c.w / 2) / scale + cx - ox;
+        const h0 = (sy - c.h / 2) / scale + cy - oy, h1 = (ey - c.h / 2) / scale + cy - oy;
+        scene.draw(this.progs, v, this.atlasTex, this.quad, [w0, h0, w1, h1]);
+      }
+      gl.disable(gl.SCISSOR_TEST);
+    }
+    gl.bindFramebuffer(gl.FRAMEBUFFER, null);
+  }
+
+  /** Places the cached picture on the screen at the current view (scaled while a zoom settles). */
+  private blit(c: ViewCache, bg: number): void {
+    const gl = this.gl;
+    gl.viewport(0, 0, this.canvas.width, this.canvas.height);
+    gl.clearColor(((bg >> 16) & 255) / 255, ((bg >> 8) & 255) / 255, (bg & 255) / 255, 1);
+    gl.clear(gl.COLOR_BUFFER_BIT);
+    const s = this.scale * this.dpr;
+    const W = this.canvas.width, H = this.canvas.height;
+    // the cache's corners in screen pixels, then clip space
+    const left = (c.cx - c.w / 2 / c.scale - this.cx) * s + W / 2;
+    const right = (c.cx + c.w / 2 / c.scale - this.cx) * s + W / 2;
+    const bottom = (c.cy - c.h / 2 / c.scale - this.cy) * s + H / 2;
+    const top = (c.cy + c.h / 2 / c.scale - this.cy) * s + H / 2;
+    const exact = Math.abs(c.scale - s) <= s * 1e-9;
+    // 1:1 at whole pixels: no filtering blur while panning
+    const snap = (v: number): number => (exact ? Math.round(v) : v);
+    const p = this.progs.blit;
+    gl.useProgram(p.prog);
+    gl.uniform4f(p.uni.u_rect!, (snap(left) / W) * 2 - 1, (snap(bottom) / H) * 2 - 1, (snap(right) / W) * 2 - 1, (snap(top) / H) * 2 - 1);
+    gl.activeTexture(gl.TEXTURE0);
+    gl.bindTexture(gl.TEXTURE_2D, c.tex);
+    const filter = exact ? gl.NEAREST : gl.LINEAR;
+    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, filter);
+    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, filter);
+    gl.uniform1i(p.uni.u_tex!, 0);
+    attr(gl, p.loc.a_corner!, this.quad, 2, gl.FLOAT, false, 0, 0, 0);
+    gl.drawArrays(gl.TRIANGLE_STRIP, 0, 4);
+    gl.disableVertexAttribArray(p.loc.a_corner!);
+  }
+
 }

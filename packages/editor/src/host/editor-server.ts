@@ -139,7 +139,7 @@ export async function startEditorHost(o: EditorHostOptions): Promise<EditorHost>
     if (q.get('layout')) fields.layout = q.get('layout');
     if (q.get('handles')) fields.handles = q.get('handles')!.split(',').filter(Boolean);
     for (const k of ['background', 'tolerance']) if (q.get(k)) fields[k] = Number(q.get(k));
-    if (q.get('origin')) fields.origin = q.get('origin')!.split(',').map(Number);
+    for (const k of ['origin', 'bounds']) if (q.get(k)) fields[k] = q.get(k)!.split(',').map(Number);
     const r: ProtocolResponse = await o.engine.dispatch(fields as never);
     if (!r.ok) return send(res, r.code === 'unknown_document' || r.code === 'document_closed' ? 404 : 400, { ok: false, code: r.code, error: r.error });
     const chunks = packFrame(r.result as Record<string, unknown>);

@@ -22,7 +22,8 @@ export const displayList = defineOp({
     layout: z.string().optional().describe('Model (default) or a paper-space layout name'),
     handles: z.array(z.string()).max(100_000).optional().describe('only these top-level entities (a screen updating what changed)'),
     background: z.number().int().min(0).max(0xffffff).optional().describe('screen colour 0xRRGGBB (ACI 7 draws in its contrast); default dark 0x212830'),
-    tolerance: z.number().positive().optional().describe('chord tolerance for curves (default from the extents; pass back the full list\'s for parts)'),
+    tolerance: z.number().positive().optional().describe('chord tolerance for curves in drawing units (default: the extents / 4000; a screen sends about half a pixel, and passes back the full list\'s for parts)'),
+    bounds: z.tuple([z.number(), z.number(), z.number(), z.number()]).optional().describe('model space: only the entities whose box meets [x1, y1, x2, y2] (a screen zoomed in)'),
     origin: z.tuple([z.number(), z.number()]).optional().describe('what coordinates are relative to (default the centre of the extents)'),
   }),
   mutates: false,
@@ -37,10 +38,17 @@ export const displayList = defineOp({
     if (!layout) throw new OpError('unknown_layout', `no layout named ${JSON.stringify(input.layout)}`, { layout: input.layout });
     const baseDir = store.path ? dirname(store.path) : undefined;
     const images = await linkedImages(store.doc, ctx.engine.workspace, baseDir);
-    const list = renderLayout(store.doc, {
-      layout: layout.name, baseDir, images, honorPlotFlag: false, background: input.background ?? DARK,
-      tolerance: input.tolerance, handles: input.handles ? new Set(input.handles.map((h) => h.toUpperCase())) : undefined,
-    });
+    const model = layout.block.name.toUpperCase() === '*MODEL_SPACE';
+    let handles = input.handles ? new Set(input.handles.map((h) => h.toUpperCase())) : undefined;
+    if (input.bounds && model) {
+      const [x0, y0, x1, y1] = input.bounds;
+      const inBox = new Set(store.index.search(Math.min(x0, x1), Math.min(y0, y1), Math.max(x0, x1), Math.max(y0, y1)).map((it) => it.handle));
+      handles = handles ? new Set([...handles].filter((h) => inBox.has(h))) : inBox;
+    }
+    // the model's own extents (the header's are often missing or stale)
+    const ext = model ? store.index.extents() : null;
+    const tolerance = input.tolerance ?? (ext ? Math.max(ext.max[0] - ext.min[0], ext.max[1] - ext.min[1]) / 4000 || undefined : undefined);
+    const list = renderLayout(store.doc, { layout: layout.name, baseDir, images, honorPlotFlag: false, background: input.background ?? DARK, tolerance, handles });
     const enc = encodeDisplayList(list, { layout: layout.name, tolerance: list.tolerance ?? 0, origin: input.origin });
     return { document_id: store.id, version: store.version, ...enc };
   },

@@ -80,6 +80,12 @@ export interface EncodedDisplayList {
   images: EncodedImage[];
   /** Clip regions (even-odd rings, relative to `origin`) and their enclosing clip. */
   clips: { rings: number[][]; parent: number }[];
+  /**
+   * Entities in spatial order, grouped in tiles of a grid over the extents: a tile is the range
+   * [ent_start, ent_end) of entity indices with the box of their geometry (relative to `origin`),
+   * so a screen draws only the tiles it sees and redraws only the tiles a change touches.
+   */
+  tiles: { ent_start: number; ent_end: number; box: [number, number, number, number] }[];
   skipped: Record<string, number>;
 }
 
@@ -177,27 +183,42 @@ export function encodeDisplayList(list: DisplayList, opts: EncodeOptions): Encod
     if (hasClips) triClip.push(clip);
   };
 
-  for (const p of list.prims) {
-    const e = ent(p.handle);
-    switch (p.kind) {
-      case 'polyline':
-        polyline(p, e, addSeg, addTri);
-        break;
-      case 'path': {
-        const color = rgba(p.mask ? list.background : p.color);
-        for (const piece of fillPieces(p)) {
-          const idx = earcut(piece.flat, piece.holes, 2);
-          for (let i = 0; i < idx.length; i += 3) addTri(piece.flat, idx[i]!, idx[i + 1]!, idx[i + 2]!, color, e, p.clip);
+  // Entities (runs of primitives with one handle) in tile order, each tile in drawing order.
+  const runs = entityRuns(list.prims);
+  const tiles: EncodedDisplayList['tiles'] = [];
+  for (const tile of tileOrder(runs, valid ? b : null)) {
+    const first = handles.length;
+    const box: [number, number, number, number] = [Infinity, Infinity, -Infinity, -Infinity];
+    for (const r of tile) {
+      box[0] = Math.min(box[0], r.box[0] - ox);
+      box[1] = Math.min(box[1], r.box[1] - oy);
+      box[2] = Math.max(box[2], r.box[2] - ox);
+      box[3] = Math.max(box[3], r.box[3] - oy);
+      for (let i = r.from; i < r.to; i++) {
+        const p = list.prims[i]!;
+        const e = ent(p.handle);
+        switch (p.kind) {
+          case 'polyline':
+            polyline(p, e, addSeg, addTri);
+            break;
+          case 'path': {
+            const color = rgba(p.mask ? list.background : p.color);
+            for (const piece of fillPieces(p)) {
+              const idx = earcut(piece.flat, piece.holes, 2);
+              for (let k = 0; k < idx.length; k += 3) addTri(piece.flat, idx[k]!, idx[k + 1]!, idx[k + 2]!, color, e, p.clip);
+            }
+            break;
+          }
+          case 'text':
+            texts.push(text(p, e, ox, oy));
+            break;
+          case 'image':
+            images.push(image(p, e, ox, oy));
+            break;
         }
-        break;
       }
-      case 'text':
-        texts.push(text(p, e, ox, oy));
-        break;
-      case 'image':
-        images.push(image(p, e, ox, oy));
-        break;
     }
+    if (handles.length > first) tiles.push({ ent_start: first, ent_end: handles.length, box });
   }
   return {
     layout: opts.layout,
@@ -221,8 +242,87 @@ export function encodeDisplayList(list: DisplayList, opts: EncodeOptions): Encod
     texts,
     images,
     clips: list.clips.map((c) => ({ rings: c.rings.map((r) => r.map((v, i) => (i % 2 ? v - oy : v - ox))), parent: c.parent })),
+    tiles,
     skipped: list.skipped,
   };
+}
+
+interface Run {
+  from: number;
+  to: number;
+  box: [number, number, number, number];
+}
+
+/** The primitives of each top-level entity (they are contiguous) with the box of their points. */
+function entityRuns(prims: DisplayList['prims']): Run[] {
+  const runs: Run[] = [];
+  let cur: Run | null = null;
+  for (let i = 0; i < prims.length; i++) {
+    const p = prims[i]!;
+    if (!cur || prims[cur.from]!.handle !== p.handle) {
+      cur = { from: i, to: i, box: [Infinity, Infinity, -Infinity, -Infinity] };
+      runs.push(cur);
+    }
+    cur.to = i + 1;
+    growBox(cur.box, p);
+  }
+  return runs;
+}
+
+function growBox(b: [number, number, number, number], p: DisplayList['prims'][number]): void {
+  const add = (x: number, y: number): void => {
+    if (x < b[0]) b[0] = x;
+    if (y < b[1]) b[1] = y;
+    if (x > b[2]) b[2] = x;
+    if (y > b[3]) b[3] = y;
+  };
+  const pts = (a: readonly number[]): void => {
+    for (let i = 0; i + 1 < a.length; i += 2) add(a[i]!, a[i + 1]!);
+  };
+  switch (p.kind) {
+    case 'polyline': {
+      pts(p.pts);
+      const w = p.width / 2;
+      if (w > 0) {
+        b[0] -= w; b[1] -= w; b[2] += w; b[3] += w;
+      }
+      break;
+    }
+    case 'path':
+      for (const r of p.rings) pts(r);
+      break;
+    case 'text': {
+      // a generous box: the advance along the baseline and the height, any rotation
+      const r = Math.hypot(p.width, p.height * 1.5) + p.height;
+      add(p.x - r, p.y - r);
+      add(p.x + r, p.y + r);
+      break;
+    }
+    case 'image': {
+      const [a, bb, c, d, e, f] = p.matrix;
+      for (const [u, v] of [[0, 0], [p.pxWidth, 0], [0, p.pxHeight], [p.pxWidth, p.pxHeight]] as const) add(a * u + c * v + e, bb * u + d * v + f);
+      break;
+    }
+  }
+}
+
+/**
+ * Entities grouped in the tiles of a grid over the extents (about 256 per tile, at most 64 x 64),
+ * by the centre of their box; drawing order is kept within a tile. Few entities: one tile.
+ */
+function tileOrder(runs: Run[], b: { minX: number; minY: number; maxX: number; maxY: number } | null): Run[][] {
+  const g = b ? Math.max(1, Math.min(64, Math.ceil(Math.sqrt(runs.length / 256)))) : 1;
+  if (g === 1 || !b) return [runs];
+  const w = Math.max(b.maxX - b.minX, 1e-12) / g, h = Math.max(b.maxY - b.minY, 1e-12) / g;
+  const tiles: Run[][] = Array.from({ length: g * g }, () => []);
+  for (const r of runs) {
+    const cx = Number.isFinite(r.box[0]) ? (r.box[0] + r.box[2]) / 2 : b.minX;
+    const cy = Number.isFinite(r.box[1]) ? (r.box[1] + r.box[3]) / 2 : b.minY;
+    const tx = Math.min(g - 1, Math.max(0, Math.floor((cx - b.minX) / w)));
+    const ty = Math.min(g - 1, Math.max(0, Math.floor((cy - b.minY) / h)));
+    tiles[ty * g + tx]!.push(r);
+  }
+  return tiles.filter((t) => t.length > 0);
 }
 
 function round(v: number): number {
