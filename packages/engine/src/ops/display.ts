@@ -27,6 +27,7 @@ export const displayList = defineOp({
   }),
   mutates: false,
   effect: 'read',
+  permissions: ['drawings:read'],
   needsDocument: true,
   http: [],
   mcp: false,
@@ -58,6 +59,7 @@ export const snap = defineOp({
   }),
   mutates: false,
   effect: 'read',
+  permissions: ['drawings:read'],
   needsDocument: true,
   http: [],
   handler: (ctx, input) => {
@@ -76,6 +78,7 @@ export const answer = defineOp({
   }),
   mutates: false,
   effect: 'change',
+  permissions: ['drawings:read'],
   needsDocument: false,
   control: true,
   http: [],
