@@ -108,7 +108,7 @@ export class HttpApi {
   private async routeWithKey(req: RawRequest, key: string, hosted: HostedAccess): Promise<{ reply: HttpReply; op?: string }> {
     const plan = this.plan(req);
     const op = plan.kind === 'route' || plan.kind === 'passthrough' ? plan.op : null;
-    const what = `${req.method} ${pathOf(req.target)}${op ? ` (${op.name})` : ''}`;
+    const what = `${req.method} ${clip(pathOf(req.target), 200)}${op ? ` (${op.name})` : ''}`;
     const admission = await hosted.check(key, op ? op.permissions : [], what);
     if (!admission.ok) {
       const d = admission.denial;
@@ -265,6 +265,10 @@ function replyOf(res: ProtocolResponse, route: HttpRoute | null): HttpReply {
   }
   if (!isObject(body)) body = { ok: res.ok, result: body };
   return { status, body: { ...body, http_status: status } };
+}
+
+function clip(s: string, max: number): string {
+  return s.length <= max ? s : `${s.slice(0, max)}…`;
 }
 
 function pathOf(target: string): string {

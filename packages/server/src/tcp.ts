@@ -2,7 +2,7 @@
 // with --keys-url, an API key) as `token`; clients are served concurrently while the dispatcher
 // runs one request at a time.
 import { createServer, type Server, type Socket } from 'node:net';
-import { OpError, type DispatcherApi, type ProtocolRequest, type ProtocolResponse } from '@linework/engine';
+import { OpError, type DispatcherApi, type OpDef, type ProtocolRequest, type ProtocolResponse } from '@linework/engine';
 import type { TokenCheck } from './auth.js';
 import { looksLikeApiKey, type HostedAccess } from './hosted.js';
 import { LIMITS } from './config.js';
@@ -29,6 +29,13 @@ export interface RunningTcpServer {
   close(): Promise<void>;
 }
 
+const opMaps = new WeakMap<DispatcherApi, Map<string, OpDef>>();
+function opsOf(api: DispatcherApi): Map<string, OpDef> {
+  let m = opMaps.get(api);
+  if (!m) opMaps.set(api, (m = new Map(api.catalogue.map((o) => [o.name, o]))));
+  return m;
+}
+
 /** Runs a request once it may: a function that starts it (dispatches, in the right session). */
 type Start = () => Promise<ProtocolResponse>;
 
@@ -46,7 +53,7 @@ async function decide(options: TcpServerOptions, token: unknown, req: ProtocolRe
   if (options.auth.matches(token)) return () => options.api.dispatch(req);
   const hosted = options.hosted;
   if (!hosted || !looksLikeApiKey(token)) return refuse('unauthorized', options.auth.tcpMessage(token, hosted !== undefined));
-  const op = options.api.catalogue.find((o) => o.name === req.op);
+  const op = typeof req.op === 'string' ? opsOf(options.api).get(req.op) : undefined;
   const admission = await hosted.check(token, op ? op.permissions : [], `op ${op ? op.name : JSON.stringify(String(req.op).slice(0, 64))}`);
   if (!admission.ok) return refuse(admission.denial.code, admission.denial.message, admission.denial.details);
   try {
