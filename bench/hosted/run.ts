@@ -7,12 +7,14 @@
 // same machine load. A keyed request costs one verification round trip to the key service
 // (`POST /api-keys/verify`, never cached) before it runs in its organization's session. The key
 // service runs on SQLite; with BENCH_POSTGRES_URL or TEST_POSTGRES_URL set, a second key service
-// on PostgreSQL (its own schema) with its own drawing server adds a row. After the load, the key
+// on PostgreSQL (its own schema) with its own drawing server adds a row. Each row also gives the CPU
+// time the drawing server and the key service used per answered request (/proc, Linux): under a
+// shared, busy machine the rates swing, the CPU per request much less. After the load, the key
 // service's request count of each key must equal the keyed requests answered: every request was
 // verified.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -95,6 +97,26 @@ async function requestCount(b: Backend): Promise<number> {
 
 const fmt = (n: number, d = 0): string => n.toFixed(d);
 
+interface Row {
+  name: string;
+  port: number;
+  token: string;
+  sample: Sample;
+  /** The drawing server's and the key service's process ids, and the CPU each used in this row's slices (µs). */
+  pids: number[];
+  cpu: number[];
+}
+
+/** CPU time a process has used so far, in µs (utime + stime of /proc/<pid>/stat; NaN off Linux). */
+function cpuMicros(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return NaN;
+  }
+}
+
 async function main(): Promise<void> {
   const dirs = [mkdtempSync(join(tmpdir(), 'lw-bench-hosted-'))];
   const backends: Backend[] = [];
@@ -112,24 +134,32 @@ async function main(): Promise<void> {
     const made = backends.map(() => 0);
 
     for (const path of ['/api/v1/ready', '/api/v1/entities?limit=100']) {
-      const rows: { name: string; port: number; token: string; sample: Sample }[] = [
-        { name: 'session token', port: first.port, token: TOKEN, sample: new Sample() },
-        ...backends.map((b) => ({ name: `API key (key service on ${b.name === 'sqlite' ? 'SQLite' : 'PostgreSQL'})`, port: b.port, token: b.key, sample: new Sample() })),
+      const rows: Row[] = [
+        { name: 'session token', port: first.port, token: TOKEN, sample: new Sample(), pids: [first.linework.child.pid!, first.keys.child.pid!], cpu: [0, 0] },
+        ...backends.map((b) => ({
+          name: `API key (key service on ${b.name === 'sqlite' ? 'SQLite' : 'PostgreSQL'})`, port: b.port, token: b.key, sample: new Sample(),
+          pids: [b.linework.child.pid!, b.keys.child.pid!], cpu: [0, 0],
+        })),
       ];
       for (const [i, r] of rows.entries()) {
         const warm = await load(r.port, path, 0.5, { token: r.token, connections: CONNECTIONS });
         if (i > 0) made[i - 1]! += warm.latencies.length;
       }
       for (let i = 0; i < DURATION_S; i++) {
-        for (const r of rows) await load(r.port, path, 1, { token: r.token, connections: CONNECTIONS }, r.sample);
+        for (const r of rows) {
+          const cpu0 = r.pids.map(cpuMicros);
+          await load(r.port, path, 1, { token: r.token, connections: CONNECTIONS }, r.sample);
+          r.pids.forEach((pid, j) => (r.cpu[j]! += cpuMicros(pid) - cpu0[j]!));
+        }
       }
       const base = rows[0]!.sample.result();
       console.log(`\nGET ${path.replace('/api/v1', '')}, one request per fresh connection, ${CONNECTIONS} connections, ${DURATION_S} s per row in alternating 1 s slices\n`);
-      console.log('| credential | requests | errors | req/s | p50 ms | p99 ms | vs session token |');
-      console.log('|---|---:|---:|---:|---:|---:|---:|');
+      console.log('| credential | requests | errors | req/s | p50 ms | p99 ms | vs session token | drawing server CPU µs/request | key service CPU µs/request |');
+      console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
       for (const r of rows) {
         const x = r.sample.result();
-        console.log(`| ${r.name} | ${x.requests} | ${x.errors} | ${fmt(x.rps)} | ${fmt(x.p50, 2)} | ${fmt(x.p99, 2)} | ${fmt((100 * x.rps) / base.rps)} % |`);
+        const [server, keys] = r.cpu.map((c) => fmt(c / x.requests));
+        console.log(`| ${r.name} | ${x.requests} | ${x.errors} | ${fmt(x.rps)} | ${fmt(x.p50, 2)} | ${fmt(x.p99, 2)} | ${fmt((100 * x.rps) / base.rps)} % | ${server} | ${r === rows[0] ? '-' : keys} |`);
       }
       for (const [i, r] of rows.slice(1).entries()) made[i]! += r.sample.latencies.length;
     }
