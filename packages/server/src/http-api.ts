@@ -120,6 +120,7 @@ export class HttpApi {
     }
     const withLimits = (r: { reply: HttpReply; op?: string }): { reply: HttpReply; op?: string } =>
       admission.ratelimit ? { ...r, reply: { ...r.reply, headers: { ...r.reply.headers, ...rateLimitHeaders(admission.ratelimit, false) } } } : r;
+    // 404, 405 and GET /openapi run no op: they need no organization's session.
     if (!op) return withLimits(await this.execute(plan, this.local));
     let lease: OrgLease;
     try {

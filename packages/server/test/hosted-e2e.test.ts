@@ -210,6 +210,16 @@ describe('revocation and an unreachable key service', () => {
     c.close();
   });
 
+  it('an expired key is refused with 401 (a roll without overlap expires the old key at once)', async () => {
+    const made = await keys.createKey(tokens.acme, { name: 'to-roll', permissions: ['drawings:read'] });
+    expect((await as(made.rawKey).get('/api/v1/ready')).status).toBe(200);
+    await keys.roll(tokens.acme, made.id, 0);
+    await sleep(20);
+    const r = await as(made.rawKey).get('/api/v1/ready');
+    expect(r.status).toBe(401);
+    expect(r.json).toMatchObject({ code: 'unauthorized', details: { key: 'expired' } });
+  });
+
   it('a key service that hangs: 503 keys_unavailable after the deadline, nothing run', async () => {
     const sockets: import('node:net').Socket[] = [];
     const hang: Server = createServer((s) => sockets.push(s)); // accepts, never answers

@@ -15,6 +15,8 @@ export interface KeysService {
   /** Creates a key (POST /api-keys) and returns its raw key and id. */
   createKey(token: string, body: Record<string, unknown>): Promise<{ rawKey: string; id: string }>;
   revoke(token: string, id: string): Promise<void>;
+  /** Rolls a key (POST /api-keys/{id}/roll); the old one expires when the overlap ends. */
+  roll(token: string, id: string, overlapSeconds: number): Promise<void>;
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
@@ -60,6 +62,9 @@ export async function startKeysService(dir: string): Promise<KeysService> {
     },
     async revoke(token, id) {
       await api('DELETE', `/api-keys/${id}`, token);
+    },
+    async roll(token, id, overlapSeconds) {
+      await api('POST', `/api-keys/${id}/roll`, token, { overlapSeconds });
     },
     async stop(signal = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
