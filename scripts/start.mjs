@@ -1,28 +1,58 @@
-// `npm start`: the product on embedded defaults. Runs the drawing automation server (headless)
-// and the API key service side by side; Ctrl-C stops both.
+// `npm start`: the product on embedded defaults, wired together. Starts the API key service
+// (SQLite in ./data), waits for its address, then the drawing automation server (headless) with
+// `--keys-url` pointing at it: the session token works as always, and API keys of the key service
+// are accepted too, each organization in its own folder of ./data/drawings. Ctrl-C stops both.
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 
 const root = new URL('..', import.meta.url).pathname;
-const services = [
-  { name: 'linework', bin: 'packages/server/bin/linework.js', args: ['--http', process.env.LINEWORK_PORT ?? '8080'], needs: 'packages/server/dist/cli.js' },
-  { name: 'linework-keys', bin: 'packages/keys/bin/linework-keys.js', args: ['serve', '--port', process.env.KEYS_PORT ?? '8090'], needs: 'packages/keys/dist/cli.js' },
-];
-
-const children = [];
-for (const s of services) {
-  if (!existsSync(root + s.needs)) {
-    console.error(`start: ${s.name} is not built (${s.needs} missing); run npm run build`);
+const keysBin = 'packages/keys/bin/linework-keys.js';
+const lineworkBin = 'packages/server/bin/linework.js';
+for (const [name, needs] of [['linework-keys', 'packages/keys/dist/cli.js'], ['linework', 'packages/server/dist/cli.js']]) {
+  if (!existsSync(root + needs)) {
+    console.error(`start: ${name} is not built (${needs} missing); run npm run build`);
     process.exit(1);
   }
-  const child = spawn(process.execPath, [root + s.bin, ...s.args], { stdio: ['ignore', 'inherit', 'inherit'], cwd: root });
+}
+
+const children = [];
+let stopping = false;
+function run(name, bin, args, stderr) {
+  const child = spawn(process.execPath, [root + bin, ...args], { stdio: ['ignore', 'inherit', stderr], cwd: root });
   child.on('exit', (code, signal) => {
-    console.error(`start: ${s.name} exited (${signal ?? code})`);
+    console.error(`start: ${name} exited (${signal ?? code})`);
+    stopping = true;
     for (const c of children) if (c !== child && c.exitCode === null) c.kill('SIGTERM');
     process.exitCode = code ?? 1;
   });
   children.push(child);
+  return child;
 }
 for (const sig of ['SIGINT', 'SIGTERM']) {
-  process.on(sig, () => { for (const c of children) c.kill(sig); });
+  process.on(sig, () => {
+    stopping = true;
+    for (const c of children) c.kill(sig);
+  });
+}
+
+// The key service first: the drawing server is told where it listens (KEYS_PORT=0 works too).
+const keys = run('linework-keys', keysBin, ['serve', '--port', process.env.KEYS_PORT ?? '8090'], 'pipe');
+const keysUrl = await new Promise((resolve) => {
+  let seen = '';
+  keys.stderr.on('data', (chunk) => {
+    process.stderr.write(chunk);
+    if (seen === null) return;
+    seen += chunk.toString();
+    const m = /^(http:\/\/\S+:\d+)$/m.exec(seen);
+    if (m) {
+      seen = null;
+      resolve(m[1]);
+    }
+  });
+});
+if (!stopping) {
+  // Organization folders go under the workspace root: ./data/drawings unless LINEWORK_ROOT names one.
+  const workspace = process.env.LINEWORK_ROOT ? [] : ['--root', 'data/drawings'];
+  if (workspace.length) mkdirSync(root + 'data/drawings', { recursive: true });
+  run('linework', lineworkBin, ['--http', process.env.LINEWORK_PORT ?? '8080', '--keys-url', keysUrl, ...workspace], 'inherit');
 }

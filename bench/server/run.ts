@@ -13,8 +13,8 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { Sample, load as loadWith } from './load.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const args = process.argv.slice(2);
@@ -25,6 +25,7 @@ const arg = (name: string, def: number): number => {
 const DURATION_S = arg('duration', args.includes('--quick') ? 3 : 10);
 const CONNECTIONS = arg('connections', 8);
 const TOKEN = 'bench-token-0123456789abcdef';
+const load = (port: number, path: string, seconds: number, into?: Sample): Promise<Sample> => loadWith(port, path, seconds, { token: TOKEN, connections: CONNECTIONS }, into);
 
 interface Server {
   child: ChildProcess;
@@ -55,62 +56,6 @@ const s = createServer((req, res) => {
 });
 s.listen(0, '127.0.0.1', () => process.stderr.write('port ' + s.address().port + '\\n'));
 `;
-
-/** One request on a fresh connection; resolves with the status code when the server closes. */
-function oneRequest(port: number, payload: Buffer): Promise<number> {
-  return new Promise((resolve) => {
-    const sock = connect(port, '127.0.0.1');
-    sock.setNoDelay(true);
-    let first: Buffer | null = null;
-    sock.on('connect', () => sock.write(payload));
-    sock.on('data', (b: Buffer) => {
-      first ??= b;
-    });
-    sock.on('error', () => undefined);
-    sock.on('close', () => {
-      const m = first ? /^HTTP\/1\.1 (\d{3})/.exec(first.toString('latin1', 0, 16)) : null;
-      resolve(m ? Number(m[1]) : 0);
-    });
-  });
-}
-
-interface LoadResult {
-  requests: number;
-  errors: number;
-  rps: number;
-  p50: number;
-  p99: number;
-}
-
-class Sample {
-  latencies: number[] = [];
-  errors = 0;
-  seconds = 0;
-
-  result(): LoadResult {
-    const l = [...this.latencies].sort((a, b) => a - b);
-    const pct = (p: number): number => l[Math.min(l.length - 1, Math.floor((l.length * p) / 100))] ?? 0;
-    return { requests: l.length, errors: this.errors, rps: l.length / this.seconds, p50: pct(50), p99: pct(99) };
-  }
-}
-
-/** Runs CONNECTIONS workers for `seconds`, each sending one request per fresh connection. */
-async function load(port: number, path: string, seconds: number, into = new Sample()): Promise<Sample> {
-  const payload = Buffer.from(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TOKEN}\r\nConnection: close\r\n\r\n`);
-  const end = performance.now() + seconds * 1000;
-  const worker = async (): Promise<void> => {
-    while (performance.now() < end) {
-      const t0 = performance.now();
-      const status = await oneRequest(port, payload);
-      into.latencies.push(performance.now() - t0);
-      if (status !== 200) into.errors++;
-    }
-  };
-  const t0 = performance.now();
-  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
-  into.seconds += (performance.now() - t0) / 1000;
-  return into;
-}
 
 function entities(n: number, offset: number): unknown[] {
   const out: unknown[] = [];

@@ -137,6 +137,29 @@ export class Engine implements DispatcherApi {
     return store;
   }
 
+  /**
+   * Puts back a document of a saved session under its old id, so the ids clients hold stay valid
+   * (see session-file.ts). Ids handed out later continue above it.
+   */
+  restoreDocument(id: number, doc: DocumentApi, name: string, path: string | null): DocStore {
+    if (this.documents.has(id)) throw new Error(`document ${id} is already open`);
+    const store = new DocStore(id, doc, name, path);
+    this.documents.set(id, store);
+    this.nextDocId = Math.max(this.nextDocId, id + 1);
+    return store;
+  }
+
+  /** The next document id and the number of untitled drawings made (saved with the session). */
+  get counters(): { nextDocumentId: number; untitled: number } {
+    return { nextDocumentId: this.nextDocId, untitled: this.untitledCounter };
+  }
+
+  /** Continues a saved session's numbering: a closed document's id is never given again. */
+  continueCounters(c: { nextDocumentId: number; untitled: number }): void {
+    this.nextDocId = Math.max(this.nextDocId, c.nextDocumentId);
+    this.untitledCounter = Math.max(this.untitledCounter, c.untitled);
+  }
+
   activate(id: number): void {
     if (this.activeId === id) return;
     this.activeId = id;

@@ -78,6 +78,15 @@ export interface HttpRoute {
  */
 export type OpEffect = 'read' | 'change' | 'write_files' | 'discard';
 
+/**
+ * The API key permissions the drawing server checks, as the key service names them (its default
+ * allowed list): `resource:action`.
+ */
+export const DRAWING_PERMISSIONS = [
+  'drawings:read', 'drawings:write', 'drawings:delete', 'blocks:read', 'blocks:write', 'layers:read', 'layers:write', 'plots:create',
+] as const;
+export type Permission = (typeof DRAWING_PERMISSIONS)[number];
+
 /** One entry of the op catalogue: everything about an op is declared here, once. */
 export interface OpDef<S extends z.ZodTypeAny = z.ZodTypeAny> {
   name: string;
@@ -88,6 +97,13 @@ export interface OpDef<S extends z.ZodTypeAny = z.ZodTypeAny> {
   mutates: boolean;
   /** What the op does to drawings, the session and files (see OpEffect). */
   effect: OpEffect;
+  /**
+   * What an API key must hold to run the op (all of them). Declared beside the effect on purpose,
+   * not derived from it: the effect says what happens, this says who may make it happen, and a
+   * change of one must not silently change the other. Session-token and local (stdio, MCP)
+   * callers are not checked.
+   */
+  permissions: readonly [Permission, ...Permission[]];
   /** Needs an open document (addressed by document_id or the active one). */
   needsDocument: boolean;
   http: HttpRoute[];

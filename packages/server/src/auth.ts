@@ -15,6 +15,8 @@ export function resolveToken(env: NodeJS.ProcessEnv = process.env): SessionToken
   return { value: randomBytes(32).toString('hex'), source: 'generated' };
 }
 
+const KEYS_TOO = '; an API key of the key service (lwk_...) is accepted in its place';
+
 export class TokenCheck {
   private readonly expected: Buffer;
 
@@ -49,14 +51,14 @@ export class TokenCheck {
   }
 
   /** The 401 message of the HTTP transport: names the header and where the token comes from. */
-  httpMessage(header: string | undefined): string {
+  httpMessage(header: string | undefined, keys = false): string {
     const what = header === undefined ? 'missing Authorization header' : header.startsWith('Bearer ') ? 'wrong token in the Authorization header' : 'malformed Authorization header (it must start with "Bearer ")';
-    return `${what}: send "Authorization: Bearer <token>"; ${this.sourceText()}`;
+    return `${what}: send "Authorization: Bearer <token>"; ${this.sourceText()}${keys ? KEYS_TOO : ''}`;
   }
 
   /** The `unauthorized` message of the TCP transport (token sent as the `token` field). */
-  tcpMessage(token: unknown): string {
+  tcpMessage(token: unknown, keys = false): string {
     const what = token === undefined ? 'missing `token` field' : 'wrong `token` field';
-    return `${what}: every request carries "token": "<token>" (the token of the HTTP Authorization header); ${this.sourceText()}`;
+    return `${what}: every request carries "token": "<token>" (the token of the HTTP Authorization header); ${this.sourceText()}${keys ? KEYS_TOO : ''}`;
   }
 }

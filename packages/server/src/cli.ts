@@ -13,6 +13,8 @@ export const USAGE = `Usage:
   linework --mcp                          Model Context Protocol server on stdin/stdout
     [--root DIR ...]                      the workspace: the only folders clients may name files in
                                           (default: the current folder; relative paths start at the first)
+    [--keys-url URL]                      with --http/--tcp: accept API keys of this key service too, each
+                                          organization in its own session and folder of the workspace
   linework info <file.dxf> [--json]       describe a DXF file
   linework convert <in.dxf> <out.dxf> [--version R2018] [--recover]
   linework plot <file.dxf> <out.pdf|svg|png> [--layout NAME | --all] [--paper A3] [--dpi N] [--fit]
@@ -21,6 +23,7 @@ export const USAGE = `Usage:
 Transports combine in one process and share one session, e.g. --http 8080 --tcp 8081.
 Environment: SERVICE_API_TOKEN (session token; otherwise one is generated and printed),
 LINEWORK_ROOT (workspace folders when no --root is given, separated by ':'),
+LINEWORK_KEYS_URL (the key service when no --keys-url is given),
 LINEWORK_LOG_LEVEL (pino level, default info).`;
 
 export type Command =
@@ -29,7 +32,7 @@ export type Command =
   | { kind: 'info'; args: string[] }
   | { kind: 'convert'; args: string[] }
   | { kind: 'plot'; args: string[] }
-  | { kind: 'serve'; http?: number; tcp?: number; stdio: boolean; mcp: boolean; files: string[]; roots: string[]; gui?: boolean; guiPort?: number }
+  | { kind: 'serve'; http?: number; tcp?: number; stdio: boolean; mcp: boolean; files: string[]; roots: string[]; gui?: boolean; guiPort?: number; keysUrl?: string }
   | { kind: 'error'; message: string };
 
 function port(v: string | undefined, flag: string): number | string {
@@ -76,6 +79,12 @@ export function parseArgs(argv: readonly string[]): Command {
         cmd.roots.push(dir);
         break;
       }
+      case '--keys-url': {
+        const url = inline ?? argv[++i];
+        if (url === undefined || url === '') return { kind: 'error', message: '--keys-url needs the key service URL (e.g. http://127.0.0.1:8090)' };
+        cmd.keysUrl = url;
+        break;
+      }
       case '--stdio':
         cmd.stdio = true;
         break;
@@ -89,6 +98,9 @@ export function parseArgs(argv: readonly string[]): Command {
   }
   if (cmd.stdio && cmd.mcp) return { kind: 'error', message: '--stdio and --mcp both use stdin/stdout; choose one' };
   if (cmd.http === undefined && cmd.tcp === undefined && !cmd.stdio && !cmd.mcp) return { kind: 'error', message: 'no transport given (--http, --tcp, --stdio or --mcp)' };
+  if (cmd.keysUrl !== undefined && cmd.http === undefined && cmd.tcp === undefined) {
+    return { kind: 'error', message: '--keys-url goes with --http or --tcp (stdio and MCP are local and take no keys)' };
+  }
   if ((cmd.files.length || cmd.gui || cmd.guiPort !== undefined) && cmd.http === undefined) {
     return { kind: 'error', message: 'the graphical mode (drawing files, --gui, --gui-port) goes with --http' };
   }

@@ -26,18 +26,25 @@ export interface TransportConfig {
   /** HTTP: time for the request head, and then for the body, in ms. */
   headDeadlineMs: number;
   bodyDeadlineMs: number;
+  /** A key verification's deadline, and the idle time of an organization's session, in ms (hosted.ts). */
+  keysTimeoutMs?: number;
+  orgIdleMs?: number;
 }
 
 /**
  * Reads the tunable settings. `LINEWORK_IDLE_MS`, `LINEWORK_HEAD_DEADLINE_MS` and
  * `LINEWORK_BODY_DEADLINE_MS` (positive integers) replace the 15 s idle limit and the 5 s / 30 s
  * deadlines; they exist so tests need not wait, and are not meant for production use.
+ * `LINEWORK_KEYS_TIMEOUT_MS` and `LINEWORK_ORG_IDLE_MS` replace the 2 s key verification deadline
+ * and the 10 min idle time of an organization's session.
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): TransportConfig {
   return {
     idleMs: positiveInt(env.LINEWORK_IDLE_MS) ?? LIMITS.idleMs,
     headDeadlineMs: positiveInt(env.LINEWORK_HEAD_DEADLINE_MS) ?? LIMITS.headDeadlineMs,
     bodyDeadlineMs: positiveInt(env.LINEWORK_BODY_DEADLINE_MS) ?? LIMITS.bodyDeadlineMs,
+    keysTimeoutMs: positiveInt(env.LINEWORK_KEYS_TIMEOUT_MS),
+    orgIdleMs: positiveInt(env.LINEWORK_ORG_IDLE_MS),
   };
 }
 

@@ -1,4 +1,4 @@
-// The HTTP surface over the dispatcher: authentication, routing, the mutation wrapper (Rules 1-4),
+// The HTTP surface over the dispatcher: authentication (session token or API key), routing, the mutation wrapper (Rules 1-4),
 // the /{op} passthrough, the status mapping and `http_status`. Bytes and framing live in http-wire.ts.
 import {
   OpError,
@@ -11,7 +11,9 @@ import {
   type ProtocolResponse,
 } from '@linework/engine';
 import type { TokenCheck } from './auth.js';
+import { looksLikeApiKey, rateLimitHeaders, type HostedAccess } from './hosted.js';
 import type { HttpReply, RawRequest } from './http-wire.js';
+import type { OrgLease } from './org-sessions.js';
 import { buildOpenApi } from './openapi.js';
 import { Router, WRAPPER_OPS, isRouteMethod, parseTarget } from './routes.js';
 import { statusForCode } from './status.js';
@@ -23,6 +25,8 @@ export interface HttpApiOptions {
   baseUrl?: () => string;
   /** Debug log of each request (method, path, status, ms). */
   onRequest?: (info: { method: string; target: string; status: number; ms: number; op?: string }) => void;
+  /** API keys of the key service beside the session token (`--keys-url`); each runs in its organization's session. */
+  hosted?: HostedAccess;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -41,14 +45,22 @@ export function parseBody(body: Buffer): unknown {
   }
 }
 
+/** What a request asks for once routed, before it runs in a session. */
+type Plan =
+  | { kind: 'reply'; reply: HttpReply; op?: string }
+  | { kind: 'openapi' }
+  | { kind: 'route'; op: OpDef; route: HttpRoute; input: HttpInput }
+  | { kind: 'passthrough'; op: OpDef; body: unknown };
+
 export class HttpApi {
   readonly router: Router;
-  private cachedDocumentId: number | undefined;
-  private wrapperCounter = 0;
-  private restSerial = 0;
   private readonly pid: number;
   private readonly stateOp: string;
   private openapi: Record<string, unknown> | null = null;
+  /** The session-token session (the local one, which the editor shows). */
+  private readonly local: HttpSession;
+  /** The HTTP side (cached document id, request id series) of each organization's session. */
+  private readonly orgSessions = new WeakMap<DispatcherApi, HttpSession>();
 
   constructor(
     readonly api: DispatcherApi,
@@ -58,11 +70,12 @@ export class HttpApi {
     this.router = new Router(api.catalogue);
     this.pid = options.pid ?? process.pid;
     this.stateOp = this.router.match('GET', ['state'])?.op.name ?? 'state';
+    this.local = new HttpSession(api, this.pid, this.stateOp);
   }
 
   /** The document id the wrapper addresses when a request names none (for tests and logs). */
   get documentId(): number | undefined {
-    return this.cachedDocumentId;
+    return this.local.documentId;
   }
 
   async handle(req: RawRequest): Promise<HttpReply> {
@@ -81,34 +94,105 @@ export class HttpApi {
   }
 
   private async route(req: RawRequest): Promise<{ reply: HttpReply; op?: string }> {
-    // Authentication comes after the request was read and size-checked (the wire did both).
-    if (!this.auth.matchesBearer(req.headers.authorization)) {
-      return { reply: fail(401, 'unauthorized', this.auth.httpMessage(req.headers.authorization)) };
+    // Authentication comes after the request was read and size-checked (the wire did both), and
+    // before routing answers anything: without a credential, unknown paths and methods are 401.
+    const header = req.headers.authorization;
+    if (this.auth.matchesBearer(header)) return this.execute(this.plan(req), this.local);
+    const hosted = this.options.hosted;
+    const key = header?.startsWith('Bearer ') ? header.slice(7) : undefined;
+    if (hosted && looksLikeApiKey(key)) return this.routeWithKey(req, key, hosted);
+    return { reply: fail(401, 'unauthorized', this.auth.httpMessage(header, hosted !== undefined)) };
+  }
+
+  /** A request made with an API key: verified for its op's permissions, run in its organization's session. */
+  private async routeWithKey(req: RawRequest, key: string, hosted: HostedAccess): Promise<{ reply: HttpReply; op?: string }> {
+    const plan = this.plan(req);
+    const op = plan.kind === 'route' || plan.kind === 'passthrough' ? plan.op : null;
+    const what = `${req.method} ${clip(pathOf(req.target), 200)}${op ? ` (${op.name})` : ''}`;
+    const admission = await hosted.check(key, op ? op.permissions : [], what);
+    if (!admission.ok) {
+      const d = admission.denial;
+      const status = statusForCode(d.code);
+      return {
+        reply: { status, body: { ok: false, code: d.code, error: d.message, ...(d.details ? { details: d.details } : {}), http_status: status }, headers: rateLimitHeaders(d.ratelimit, true) },
+        ...(op ? { op: op.name } : {}),
+      };
     }
+    const withLimits = (r: { reply: HttpReply; op?: string }): { reply: HttpReply; op?: string } =>
+      admission.ratelimit ? { ...r, reply: { ...r.reply, headers: { ...r.reply.headers, ...rateLimitHeaders(admission.ratelimit, false) } } } : r;
+    // 404, 405 and GET /openapi run no op: they need no organization's session.
+    if (!op) return withLimits(await this.execute(plan, this.local));
+    let lease: OrgLease;
+    try {
+      lease = await hosted.orgs.acquire(admission.orgId);
+    } catch (err) {
+      if (!(err instanceof OpError)) throw err;
+      const status = statusForCode(err.code);
+      return { reply: fail(status, err.code, err.message), op: op.name };
+    }
+    try {
+      let session = this.orgSessions.get(lease.api);
+      if (!session) this.orgSessions.set(lease.api, (session = new HttpSession(lease.api, this.pid, this.stateOp)));
+      return withLimits(await this.execute(plan, session));
+    } finally {
+      lease.release();
+    }
+  }
+
+  /** Routes a request: everything that can be decided without running an op. */
+  private plan(req: RawRequest): Plan {
     const method = req.method;
     if (!isRouteMethod(method)) {
       return {
+        kind: 'reply',
         reply: { ...fail(405, 'method_not_allowed', `method ${method} is not supported; use GET, POST, PUT or DELETE`), headers: { Allow: 'GET, POST, PUT, DELETE' } },
       };
     }
     const { segments, query } = parseTarget(req.target);
     if (segments === null) {
-      return { reply: fail(404, 'unknown_route', `no route ${method} ${pathOf(req.target)}: every route starts with /api/v1`) };
+      return { kind: 'reply', reply: fail(404, 'unknown_route', `no route ${method} ${pathOf(req.target)}: every route starts with /api/v1`) };
     }
-    if (method === 'GET' && segments.length === 1 && segments[0] === 'openapi') {
-      this.openapi ??= buildOpenApi(this.api, { serverUrl: this.options.baseUrl?.() ?? '/api/v1' });
-      return { reply: { status: 200, body: { ...this.openapi, http_status: 200 } } };
-    }
+    if (method === 'GET' && segments.length === 1 && segments[0] === 'openapi') return { kind: 'openapi' };
     const body = parseBody(req.body);
     const match = this.router.match(method, segments);
-    if (match) {
-      return { reply: await this.runRoute(match.op, match.route, { params: match.params, query, body }), op: match.op.name };
+    if (match) return { kind: 'route', op: match.op, route: match.route, input: { params: match.params, query, body } };
+    const op = method === 'POST' && segments.length === 1 ? this.router.op(segments[0]!) : undefined;
+    if (op) return { kind: 'passthrough', op, body };
+    return { kind: 'reply', reply: fail(404, 'unknown_route', `no route ${method} /api/v1${segments.length ? '/' + segments.join('/') : ''}; GET /api/v1/openapi lists the routes`) };
+  }
+
+  private async execute(plan: Plan, session: HttpSession): Promise<{ reply: HttpReply; op?: string }> {
+    switch (plan.kind) {
+      case 'reply':
+        return { reply: plan.reply };
+      case 'openapi':
+        this.openapi ??= buildOpenApi(this.api, { serverUrl: this.options.baseUrl?.() ?? '/api/v1' });
+        return { reply: { status: 200, body: { ...this.openapi, http_status: 200 } } };
+      case 'route':
+        return { reply: await session.runRoute(plan.op, plan.route, plan.input), op: plan.op.name };
+      case 'passthrough':
+        return { reply: await session.runPassthrough(plan.op.name, plan.body), op: plan.op.name };
     }
-    if (method === 'POST' && segments.length === 1 && this.router.hasOp(segments[0]!)) {
-      const name = segments[0]!;
-      return { reply: await this.runPassthrough(name, body), op: name };
-    }
-    return { reply: fail(404, 'unknown_route', `no route ${method} /api/v1${segments.length ? '/' + segments.join('/') : ''}; GET /api/v1/openapi lists the routes`) };
+  }
+}
+
+/**
+ * One session as the HTTP transport sees it: the cached document id of the mutation wrapper and
+ * the series of generated request ids. The local session has one, and each organization's.
+ */
+class HttpSession {
+  private cachedDocumentId: number | undefined;
+  private wrapperCounter = 0;
+  private restSerial = 0;
+
+  constructor(
+    private readonly api: DispatcherApi,
+    private readonly pid: number,
+    private readonly stateOp: string,
+  ) {}
+
+  get documentId(): number | undefined {
+    return this.cachedDocumentId;
   }
 
   /** A declared route of the catalogue. */
@@ -117,20 +201,20 @@ export class HttpApi {
     try {
       fields = route.fromHttp ? route.fromHttp(input) : isObject(input.body) ? { ...input.body } : {};
     } catch (err) {
-      if (err instanceof OpError) return this.reply({ ok: false, code: err.code, error: err.message, ...(err.details !== undefined ? { details: err.details } : {}) }, route);
+      if (err instanceof OpError) return replyOf({ ok: false, code: err.code, error: err.message, ...(err.details !== undefined ? { details: err.details } : {}) }, route);
       return fail(400, 'invalid_request', `the request cannot be read: ${(err as Error)?.message ?? String(err)}`);
     }
     const res = route.wrapper ? await this.wrapped(op.name, fields) : await this.plain({ ...fields, protocol: 1, op: op.name });
-    return this.reply(res, route);
+    return replyOf(res, route);
   }
 
   /** `POST /{op}`: the wrapper ops through the wrapper, every other op as protocol 1 with `rest-<serial>`. */
   async runPassthrough(name: string, body: unknown): Promise<HttpReply> {
     const fields = isObject(body) ? { ...body } : {};
-    if (WRAPPER_OPS.has(name)) return this.reply(await this.wrapped(name, fields), null);
+    if (WRAPPER_OPS.has(name)) return replyOf(await this.wrapped(name, fields), null);
     const given = fields.request_id;
     const requestId = given === undefined || given === null || given === '' ? `rest-${++this.restSerial}` : given;
-    return this.reply(await this.plain({ ...fields, protocol: 1, op: name, request_id: requestId as string }), null);
+    return replyOf(await this.plain({ ...fields, protocol: 1, op: name, request_id: requestId as string }), null);
   }
 
   /** Plain run: the request as built, no retry. */
@@ -169,19 +253,23 @@ export class HttpApi {
   private noteDocument(res: ProtocolResponse): void {
     if (typeof res.document_id === 'number') this.cachedDocumentId = res.document_id;
   }
+}
 
-  /** Shapes the body (the route's toHttp), maps the status (Rule 4) and adds `http_status`. */
-  private reply(res: ProtocolResponse, route: HttpRoute | null): HttpReply {
-    const status = res.ok ? (route?.status ?? 200) : statusForCode(res.code);
-    let body: Record<string, unknown>;
-    try {
-      body = route?.toHttp ? route.toHttp(res) : { ...res };
-    } catch {
-      body = { ...res };
-    }
-    if (!isObject(body)) body = { ok: res.ok, result: body };
-    return { status, body: { ...body, http_status: status } };
+/** Shapes the body (the route's toHttp), maps the status (Rule 4) and adds `http_status`. */
+function replyOf(res: ProtocolResponse, route: HttpRoute | null): HttpReply {
+  const status = res.ok ? (route?.status ?? 200) : statusForCode(res.code);
+  let body: Record<string, unknown>;
+  try {
+    body = route?.toHttp ? route.toHttp(res) : { ...res };
+  } catch {
+    body = { ...res };
   }
+  if (!isObject(body)) body = { ok: res.ok, result: body };
+  return { status, body: { ...body, http_status: status } };
+}
+
+function clip(s: string, max: number): string {
+  return s.length <= max ? s : `${s.slice(0, max)}…`;
 }
 
 function pathOf(target: string): string {

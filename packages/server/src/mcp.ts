@@ -155,6 +155,8 @@ export function createMcpServer(api: DispatcherApi): McpServer {
     description: op.summary,
     inputSchema: toolInputSchema(op),
     annotations: toolAnnotations(op.effect),
+    // What an API key needs for the op over HTTP/TCP (MCP itself is local and takes no key).
+    _meta: { 'linework/permissions': op.permissions },
   }));
   if (renderer && renderer.name !== 'preview' && renderer.mcp !== false) {
     list.push({
@@ -162,6 +164,7 @@ export function createMcpServer(api: DispatcherApi): McpServer {
       description: 'A rendered image of the active drawing (PNG).',
       inputSchema: toolInputSchema(renderer),
       annotations: toolAnnotations(renderer.effect),
+      _meta: { 'linework/permissions': renderer.permissions },
     });
   }
   mcp.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: list }));

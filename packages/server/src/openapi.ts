@@ -137,12 +137,13 @@ function failureResponses(): Json {
   const f = (description: string): Json => ({ description, content: json('#/components/schemas/Failure') });
   return {
     '400': f('failure (invalid_request, invalid_where, reply_too_large: the answer would pass the 128 MiB reply cap, and every code not listed below)'),
-    '401': f('unauthorized: missing or wrong bearer token'),
-    '403': f('path_outside_root: a path outside the workspace root (symlinks resolved); nothing was read or written'),
+    '401': f('unauthorized: missing or wrong bearer token, or an API key that is unknown, revoked or expired'),
+    '403': f('path_outside_root: a path outside the workspace root (symlinks resolved); nothing was read or written. insufficient_permissions: the API key lacks a permission of x-linework-permissions (details.required)'),
     '404': f('entity_absent or unknown_route'),
     '409': f('stale_state, session_changed, document_not_active or gui_required'),
+    '429': f('API keys only: rate_limited (the key\'s rate limit; Retry-After and RateLimit-* headers) or usage_exceeded (its usage limit is used up)'),
     '431': f('header_too_large: request line, a header line or the header block too large'),
-    '503': f('busy: the dispatcher queue is full'),
+    '503': f('busy: the dispatcher queue is full. API keys only: keys_unavailable (the key service cannot verify keys now: down, or no answer within 2 s), session_unavailable'),
   };
 }
 
@@ -200,6 +201,7 @@ export function buildOpenApi(api: Pick<DispatcherApi, 'catalogue' | 'appVersion'
         ...(parameters.length ? { parameters } : {}),
         'x-linework-op': op.name,
         'x-linework-wrapper': route.wrapper,
+        'x-linework-permissions': op.permissions,
         responses: {
           [String(route.status)]: { description: route.status === 201 ? 'created' : 'success', content: json('#/components/schemas/Envelope') },
           ...failureResponses(),
@@ -240,6 +242,7 @@ export function buildOpenApi(api: Pick<DispatcherApi, 'catalogue' | 'appVersion'
       tags: ['ops'],
       'x-linework-op': op.name,
       'x-linework-wrapper': wrapper,
+      'x-linework-permissions': op.permissions,
       requestBody: { required: false, content: { 'application/json': { schema: bodySchema } } },
       responses: { '200': { description: 'success', content: json('#/components/schemas/Envelope') }, ...failureResponses() },
     });
@@ -265,6 +268,8 @@ export function buildOpenApi(api: Pick<DispatcherApi, 'catalogue' | 'appVersion'
       version: api.appVersion,
       description:
         'Resource routes over the Linework operation dispatcher. Every request needs `Authorization: Bearer <token>`. ' +
+        'With --keys-url an API key of the key service may take the token\'s place: it must hold every permission the operation lists ' +
+        'in x-linework-permissions, and the request runs in the session of the key\'s organization. ' +
         'One request per connection; failures use {ok:false, code, error, http_status}. ' +
         'Every file path (open, save, plot, wblock, images) stays inside the workspace root; relative paths start there. ' +
         'Answers are capped at 128 MiB of JSON (reply_too_large: page with limit and offset). ' +
@@ -279,7 +284,12 @@ export function buildOpenApi(api: Pick<DispatcherApi, 'catalogue' | 'appVersion'
     ],
     paths: sortedPaths,
     components: {
-      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'the session token (SERVICE_API_TOKEN or generated at startup)' } },
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http', scheme: 'bearer',
+          description: 'the session token (SERVICE_API_TOKEN or generated at startup), or with --keys-url an API key (lwk_...) holding every permission of the operation\'s x-linework-permissions',
+        },
+      },
       schemas: components,
     },
   };

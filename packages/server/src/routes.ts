@@ -50,10 +50,10 @@ export function compilePath(path: string): Segment[] {
 export class Router {
   private readonly byMethod = new Map<string, CompiledRoute[]>();
   readonly routes: CompiledRoute[] = [];
-  private readonly opNames: Set<string>;
+  private readonly ops: Map<string, OpDef>;
 
   constructor(catalogue: readonly OpDef[]) {
-    this.opNames = new Set(catalogue.map((o) => o.name));
+    this.ops = new Map(catalogue.map((o) => [o.name, o]));
     for (const op of catalogue) {
       for (const route of op.http) {
         const segments = compilePath(route.path);
@@ -71,7 +71,12 @@ export class Router {
   }
 
   hasOp(name: string): boolean {
-    return this.opNames.has(name);
+    return this.ops.has(name);
+  }
+
+  /** The catalogue entry of an op by name (`POST /{op}`). */
+  op(name: string): OpDef | undefined {
+    return this.ops.get(name);
   }
 
   /** The declared route for a method and decoded path segments (under /api/v1), if any. */

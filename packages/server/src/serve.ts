@@ -11,7 +11,10 @@ import { loadConfig } from './config.js';
 import { requestLogger, startHttpServer } from './http-server.js';
 import { HttpApi } from './http-api.js';
 import { replyForNodeHttp } from './http-wire.js';
+import { HostedAccess } from './hosted.js';
+import { KeyVerifier, parseKeysUrl } from './key-verifier.js';
 import { createLogger, type Logger } from './logger.js';
+import { OrgSessions } from './org-sessions.js';
 import { serveMcp } from './mcp.js';
 import { Router } from './routes.js';
 import { serveStdio } from './stdio.js';
@@ -52,6 +55,23 @@ export function workspaceFor(cmd: Extract<Command, { kind: 'serve' }>, env: Node
   return ws;
 }
 
+/**
+ * API keys beside the session token (--keys-url, else LINEWORK_KEYS_URL), for HTTP and TCP:
+ * verified by the key service, each organization in its own session under the workspace's first
+ * root. stdio and MCP serve the local session only (whoever owns the pipes is trusted).
+ */
+export function hostedAccessFor(cmd: Extract<Command, { kind: 'serve' }>, env: NodeJS.ProcessEnv, workspace: Workspace, log: Logger): HostedAccess | string | null {
+  const url = cmd.keysUrl ?? (env.LINEWORK_KEYS_URL?.trim() || undefined);
+  if (url === undefined || (cmd.http === undefined && cmd.tcp === undefined)) return null;
+  const parsed = parseKeysUrl(url);
+  if (typeof parsed === 'string') return parsed;
+  const config = loadConfig(env);
+  return new HostedAccess(
+    new KeyVerifier({ url, ...(config.keysTimeoutMs ? { timeoutMs: config.keysTimeoutMs } : {}) }),
+    new OrgSessions({ root: workspace.primary, appVersion: appVersion(), log, ...(config.orgIdleMs ? { idleMs: config.orgIdleMs } : {}) }),
+  );
+}
+
 export async function serve(cmd: Extract<Command, { kind: 'serve' }>, env: NodeJS.ProcessEnv, io: Io): Promise<number> {
   const log = createLogger(env);
   const config = loadConfig(env);
@@ -63,6 +83,11 @@ export async function serve(cmd: Extract<Command, { kind: 'serve' }>, env: NodeJ
   }
   // Saves killed half-way left their temporary files; the ones of gone processes are removed.
   for (const root of workspace.roots) removeStaleTempFiles(root);
+  const hosted = hostedAccessFor(cmd, env, workspace, log);
+  if (typeof hosted === 'string') {
+    io.stderr.write(`linework: ${hosted}\n`);
+    return 2;
+  }
   // Picks go to the editor's page; the page is served once the engine exists.
   const relay = graphical ? new PromptRelay() : undefined;
   const api = createEngine({ appVersion: appVersion(), workspace, gui: relay, ...(cmd.files.length ? { empty: true } : {}) });
@@ -79,7 +104,7 @@ export async function serve(cmd: Extract<Command, { kind: 'serve' }>, env: NodeJ
   // One HTTP surface for the automation port and the editor's: one route table, one cached
   // document id, one series of generated request ids.
   let baseUrl = '';
-  const httpApi = auth ? new HttpApi(api, auth, { baseUrl: () => baseUrl, onRequest: requestLogger(log) }) : null;
+  const httpApi = auth ? new HttpApi(api, auth, { baseUrl: () => baseUrl, onRequest: requestLogger(log), ...(hosted ? { hosted } : {}) }) : null;
   if (cmd.http !== undefined) {
     const http = await startHttpServer({
       api, auth: auth!, port: cmd.http, idleMs: config.idleMs, httpApi: httpApi!,
@@ -103,9 +128,13 @@ export async function serve(cmd: Extract<Command, { kind: 'serve' }>, env: NodeJ
     io.stderr.write(auth.token.source === 'generated' ? `editor: ${host.url}\n` : `editor: http://127.0.0.1:${host.port}/#token=<SERVICE_API_TOKEN>\n`);
   }
   if (cmd.tcp !== undefined) {
-    const tcp = await startTcpServer({ api, auth: auth!, port: cmd.tcp, idleMs: config.idleMs, logger: log });
+    const tcp = await startTcpServer({ api, auth: auth!, port: cmd.tcp, idleMs: config.idleMs, logger: log, ...(hosted ? { hosted } : {}) });
     closers.push(tcp.close);
     io.stderr.write(`${tcp.url}\n`);
+  }
+  if (hosted) {
+    closers.push(() => hosted.close());
+    io.stderr.write(`api keys: ${hosted.verifier.base.href.replace(/\/$/, '')}\n`);
   }
   // A generated token is printed once; a token chosen through SERVICE_API_TOKEN never is.
   if (auth && auth.token.source === 'generated') io.stderr.write(`token: ${auth.token.value}\n`);

@@ -11,6 +11,8 @@ export const REASONS: Readonly<Record<number, string>> = {
   404: 'Not Found',
   405: 'Method Not Allowed',
   409: 'Conflict',
+  // Beyond the spec's list: only requests made with an API key over a rate or usage limit get it.
+  429: 'Too Many Requests',
   431: 'Request Header Fields Too Large',
   503: 'Service Unavailable',
 };
@@ -27,6 +29,12 @@ const STATUS_OF_CODE: Readonly<Record<string, number>> = {
   unauthorized: 401,
   method_not_allowed: 405,
   header_too_large: 431,
+  // Requests made with an API key (hosted.ts).
+  insufficient_permissions: 403,
+  rate_limited: 429,
+  usage_exceeded: 429,
+  keys_unavailable: 503,
+  session_unavailable: 503,
 };
 
 /** HTTP status of a failure code; every code not listed is 400. */

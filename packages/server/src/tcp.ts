@@ -1,8 +1,10 @@
-// `--tcp <port>`: JSON lines on a loopback socket. Every request carries the session token as
-// `token`; clients are served concurrently while the dispatcher runs one request at a time.
+// `--tcp <port>`: JSON lines on a loopback socket. Every request carries the session token (or,
+// with --keys-url, an API key) as `token`; clients are served concurrently while the dispatcher
+// runs one request at a time.
 import { createServer, type Server, type Socket } from 'node:net';
-import type { DispatcherApi, ProtocolResponse } from '@linework/engine';
+import { OpError, type DispatcherApi, type OpDef, type ProtocolRequest, type ProtocolResponse } from '@linework/engine';
 import type { TokenCheck } from './auth.js';
+import { looksLikeApiKey, type HostedAccess } from './hosted.js';
 import { LIMITS } from './config.js';
 import { listenLoopback, LOOPBACK } from './http-server.js';
 import { LineSplitter, OrderedWriter, parseLine, tooLargeResponse } from './jsonl.js';
@@ -15,6 +17,8 @@ export interface TcpServerOptions {
   idleMs?: number;
   maxLineBytes?: number;
   logger?: Logger;
+  /** API keys of the key service beside the session token (`--keys-url`). */
+  hosted?: HostedAccess;
 }
 
 export interface RunningTcpServer {
@@ -23,6 +27,58 @@ export interface RunningTcpServer {
   readonly url: string;
   readonly server: Server;
   close(): Promise<void>;
+}
+
+const opMaps = new WeakMap<DispatcherApi, Map<string, OpDef>>();
+function opsOf(api: DispatcherApi): Map<string, OpDef> {
+  let m = opMaps.get(api);
+  if (!m) opMaps.set(api, (m = new Map(api.catalogue.map((o) => [o.name, o]))));
+  return m;
+}
+
+/** Runs a request once it may: a function that starts it (dispatches, in the right session). */
+type Start = () => Promise<ProtocolResponse>;
+
+/**
+ * Decides whether and where a request runs: the session token runs it in the local session; an
+ * API key is verified for the op's permissions first, and the request runs in the key's
+ * organization's session (leased until it is answered). Never rejects.
+ */
+async function decide(options: TcpServerOptions, token: unknown, req: ProtocolRequest): Promise<Start> {
+  const refuse = (code: string, error: string, details?: Record<string, unknown>): Start => {
+    const res: ProtocolResponse = { ok: false, code, error, ...(details ? { details } : {}) };
+    if (typeof req.request_id === 'string' && req.request_id) res.request_id = req.request_id;
+    return () => Promise.resolve(res);
+  };
+  if (options.auth.matches(token)) return () => options.api.dispatch(req);
+  const hosted = options.hosted;
+  if (!hosted || !looksLikeApiKey(token)) return refuse('unauthorized', options.auth.tcpMessage(token, hosted !== undefined));
+  const op = typeof req.op === 'string' ? opsOf(options.api).get(req.op) : undefined;
+  const admission = await hosted.check(token, op ? op.permissions : [], `op ${op ? op.name : JSON.stringify(String(req.op).slice(0, 64))}`);
+  if (!admission.ok) return refuse(admission.denial.code, admission.denial.message, admission.denial.details);
+  try {
+    const lease = await hosted.orgs.acquire(admission.orgId);
+    return () => lease.api.dispatch(req).finally(() => lease.release());
+  } catch (err) {
+    if (err instanceof OpError) return refuse(err.code, err.message);
+    return refuse('internal_error', `internal error: ${(err as Error)?.message ?? String(err)}`);
+  }
+}
+
+/**
+ * Starts a connection's requests in the order they arrived, although deciding about one (a key's
+ * verification) takes a round trip: a request is handed to the dispatcher only after every earlier
+ * one was, so a pipelined create-then-list still lists what was created.
+ */
+class StartInOrder {
+  private last: Promise<unknown> = Promise.resolve();
+
+  push(decided: Promise<Start>): Promise<ProtocolResponse> {
+    // The answer's promise is wrapped so that the next request waits for this one to start, not to finish.
+    const started = this.last.then(() => decided).then((start) => ({ answer: start() }));
+    this.last = started;
+    return started.then((s) => s.answer);
+  }
 }
 
 function serveTcpConnection(socket: Socket, options: TcpServerOptions, idleMs: number, maxLine: number): void {
@@ -50,6 +106,7 @@ function serveTcpConnection(socket: Socket, options: TcpServerOptions, idleMs: n
     inFlight--;
     setIdle();
   };
+  const order = new StartInOrder();
   const splitter = new LineSplitter(
     maxLine,
     (line) => {
@@ -61,13 +118,7 @@ function serveTcpConnection(socket: Socket, options: TcpServerOptions, idleMs: n
         return;
       }
       const { token, ...req } = parsed.req;
-      if (!options.auth.matches(token)) {
-        const res: ProtocolResponse = { ok: false, code: 'unauthorized', error: options.auth.tcpMessage(token) };
-        if (typeof req.request_id === 'string' && req.request_id) res.request_id = req.request_id;
-        void answer(res);
-        return;
-      }
-      void answer(options.api.dispatch(req));
+      void answer(order.push(decide(options, token, req)));
     },
     () => {
       // A line above the limit: answer with the error, then close.

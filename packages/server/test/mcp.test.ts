@@ -52,6 +52,16 @@ describe('tool annotations', () => {
   });
 });
 
+describe('tool permissions', () => {
+  it('the tool list shows what an API key needs for each op over HTTP/TCP, as the catalogue declares it', async () => {
+    const { tools } = await client.listTools();
+    const { buildCatalogue } = await import('@linework/engine');
+    const declared = new Map(buildCatalogue().map((o) => [o.name, o.permissions]));
+    for (const t of tools) expect(t._meta?.['linework/permissions'], t.name).toEqual(declared.get(t.name));
+    expect(tools.find((t) => t.name === 'plot')!._meta).toEqual({ 'linework/permissions': ['plots:create'] });
+  });
+});
+
 describe('--mcp', () => {
   it('initializes with server info and capabilities', () => {
     expect(client.getServerVersion()).toMatchObject({ name: 'linework', version: '0.1.0' });

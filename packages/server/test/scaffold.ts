@@ -28,7 +28,7 @@ export class Scaffold implements DispatcherApi {
   constructor() {
     const ops: ScaffoldOp[] = [
       {
-        name: 'ready', summary: 'readiness', input: z.object({}), mutates: false, effect: 'read', needsDocument: false,
+        name: 'ready', summary: 'readiness', input: z.object({}), mutates: false, effect: 'read', permissions: ['drawings:read'], needsDocument: false,
         http: [
           { method: 'GET', path: '/ready', status: 200, wrapper: false, toHttp: readyBody },
           { method: 'GET', path: '', status: 200, wrapper: false, toHttp: readyBody },
@@ -36,12 +36,12 @@ export class Scaffold implements DispatcherApi {
         run: (_r, d) => ({ version: d.appVersion, session_id: d.sessionId, document_id: d.activeId }),
       },
       {
-        name: 'state', summary: 'state', input: z.object({}), mutates: false, effect: 'read', needsDocument: false,
+        name: 'state', summary: 'state', input: z.object({}), mutates: false, effect: 'read', permissions: ['drawings:read'], needsDocument: false,
         http: [{ method: 'GET', path: '/state', status: 200, wrapper: false }],
         run: (_r, d) => ({ document_id: d.activeId, version: 1, session_id: d.sessionId }),
       },
       {
-        name: 'entities_create', summary: 'create entities', mutates: true, effect: 'change', needsDocument: true,
+        name: 'entities_create', summary: 'create entities', mutates: true, effect: 'change', permissions: ['drawings:write'], needsDocument: true,
         input: z.object({ entities: z.array(z.object({ type: z.string() }).passthrough()).describe('creation items') }),
         http: [{ method: 'POST', path: '/entities', status: 201, wrapper: true }],
         run: (r, d) => {
@@ -57,7 +57,7 @@ export class Scaffold implements DispatcherApi {
         },
       },
       {
-        name: 'entities_query', summary: 'query entities', mutates: false, effect: 'read', needsDocument: true,
+        name: 'entities_query', summary: 'query entities', mutates: false, effect: 'read', permissions: ['drawings:read'], needsDocument: true,
         input: z.object({ type: z.string().optional(), layer: z.string().optional(), where: z.array(z.unknown()).optional() }),
         http: [{
           method: 'GET', path: '/entities', status: 200, wrapper: false,
@@ -82,7 +82,7 @@ export class Scaffold implements DispatcherApi {
         },
       },
       {
-        name: 'entity_get', summary: 'one entity', mutates: false, effect: 'read', needsDocument: true,
+        name: 'entity_get', summary: 'one entity', mutates: false, effect: 'read', permissions: ['drawings:read'], needsDocument: true,
         input: z.object({ handle: z.string() }),
         http: [{ method: 'GET', path: '/entities/{handle}', status: 200, wrapper: false, fromHttp: ({ params }) => ({ handle: params.handle }) }],
         run: (r, d) => {
@@ -92,7 +92,7 @@ export class Scaffold implements DispatcherApi {
         },
       },
       {
-        name: 'xdata_set', summary: 'set xdata', mutates: true, effect: 'change', needsDocument: true,
+        name: 'xdata_set', summary: 'set xdata', mutates: true, effect: 'change', permissions: ['drawings:write'], needsDocument: true,
         input: z.object({ handle: z.string(), app: z.string(), items: z.array(z.object({ code: z.number().int(), value: z.unknown() })) }),
         http: [{
           method: 'PUT', path: '/entities/{handle}/xdata/{app}', status: 200, wrapper: true,
@@ -101,7 +101,7 @@ export class Scaffold implements DispatcherApi {
         run: (r) => ({ handle: r.handle, app: r.app, count: (r.items as unknown[]).length }),
       },
       {
-        name: 'echo', summary: 'answers with the request it received', mutates: false, effect: 'read', needsDocument: false,
+        name: 'echo', summary: 'answers with the request it received', mutates: false, effect: 'read', permissions: ['drawings:read'], needsDocument: false,
         input: z.object({}).passthrough(),
         http: [
           { method: 'POST', path: '/echo', status: 200, wrapper: false },
@@ -112,7 +112,7 @@ export class Scaffold implements DispatcherApi {
         run: (r) => ({ request: r }),
       },
       {
-        name: 'slow', summary: 'waits', mutates: false, effect: 'read', needsDocument: false,
+        name: 'slow', summary: 'waits', mutates: false, effect: 'read', permissions: ['drawings:read'], needsDocument: false,
         input: z.object({ ms: z.number().optional() }),
         http: [{ method: 'POST', path: '/slow', status: 200, wrapper: false }],
         run: async (r) => {
@@ -121,20 +121,20 @@ export class Scaffold implements DispatcherApi {
         },
       },
       {
-        name: 'user_select', summary: 'pick on screen', mutates: false, effect: 'read', needsDocument: true, input: z.object({}),
+        name: 'user_select', summary: 'pick on screen', mutates: false, effect: 'read', permissions: ['drawings:read'], needsDocument: true, input: z.object({}),
         http: [],
         run: () => {
           throw new OpError('gui_required', 'user_select needs the graphical mode');
         },
       },
       {
-        name: 'busy_op', summary: 'always busy', mutates: false, effect: 'read', needsDocument: false, input: z.object({}), http: [], mcp: false,
+        name: 'busy_op', summary: 'always busy', mutates: false, effect: 'read', permissions: ['drawings:read'], needsDocument: false, input: z.object({}), http: [], mcp: false,
         run: () => {
           throw new OpError('busy', 'queue full');
         },
       },
       {
-        name: 'view_focus', summary: 'wrapper op without routes', mutates: false, effect: 'read', needsDocument: true, input: z.object({}).passthrough(), http: [],
+        name: 'view_focus', summary: 'wrapper op without routes', mutates: false, effect: 'read', permissions: ['drawings:read'], needsDocument: true, input: z.object({}).passthrough(), http: [],
         run: (r, d) => {
           d.checkDocument(r);
           return { focused: true };

@@ -111,6 +111,7 @@ export const auditOp = defineOp({
   input: z.object({ fix: z.boolean().optional() }),
   mutates: true,
   effect: 'change',
+  permissions: ['drawings:write'],
   needsDocument: true,
   http: [],
   handler: (ctx, input) => {

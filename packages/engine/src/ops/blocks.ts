@@ -112,6 +112,7 @@ export const blockDefine = defineOp({
   }),
   mutates: true,
   effect: 'change',
+  permissions: ['blocks:write'],
   needsDocument: true,
   http: [{ method: 'POST', path: '/blocks', status: 201, wrapper: true }],
   errors: ['entity_absent', 'block_exists', 'block_protected', 'invalid_block'],
@@ -182,6 +183,7 @@ export const blockDelete = defineOp({
   input: z.object({ name: z.string().min(1), force: z.boolean().optional() }),
   mutates: true,
   effect: 'change',
+  permissions: ['blocks:write'],
   needsDocument: true,
   http: [{
     method: 'DELETE', path: '/blocks/{name}', status: 200, wrapper: true,
@@ -197,6 +199,7 @@ export const blockRename = defineOp({
   input: z.object({ name: z.string().min(1), new_name: z.string().min(1) }),
   mutates: true,
   effect: 'change',
+  permissions: ['blocks:write'],
   needsDocument: true,
   http: [],
   errors: ['unknown_block', 'block_protected', 'block_exists'],
@@ -209,6 +212,7 @@ export const blocksList = defineOp({
   input: z.object({}),
   mutates: false,
   effect: 'read',
+  permissions: ['blocks:read'],
   needsDocument: true,
   http: [],
   handler: (ctx) => {
@@ -304,6 +308,8 @@ export const purgeOp = defineOp({
   }),
   mutates: true,
   effect: 'change',
+  // It removes blocks and layers as well as linetypes and styles: a key needs every one of them.
+  permissions: ['drawings:write', 'blocks:write', 'layers:write'],
   needsDocument: true,
   http: [],
   handler: (ctx, input) => {

@@ -40,6 +40,8 @@ export const command = defineOp({
   input: z.object({ cmd: z.string().min(1).describe('e.g. "LINE 0,0 @10,0 @10<90 C"') }),
   mutates: true,
   effect: 'change',
+  // The command line reaches layers (LAYER), blocks (INSERT, RENAME, PURGE) and the drawing.
+  permissions: ['drawings:write', 'blocks:write', 'layers:write'],
   tx: 'none',
   needsDocument: true,
   http: [{ method: 'POST', path: '/commands', status: 200, wrapper: false }],

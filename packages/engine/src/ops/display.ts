@@ -28,6 +28,7 @@ export const displayList = defineOp({
   }),
   mutates: false,
   effect: 'read',
+  permissions: ['drawings:read'],
   needsDocument: true,
   http: [],
   mcp: false,
@@ -66,6 +67,7 @@ export const snap = defineOp({
   }),
   mutates: false,
   effect: 'read',
+  permissions: ['drawings:read'],
   needsDocument: true,
   http: [],
   handler: (ctx, input) => {
@@ -86,6 +88,7 @@ export const pick = defineOp({
   }),
   mutates: false,
   effect: 'read',
+  permissions: ['drawings:read'],
   needsDocument: true,
   http: [],
   handler: (ctx, input) => {
@@ -107,6 +110,7 @@ export const answer = defineOp({
   }),
   mutates: false,
   effect: 'change',
+  permissions: ['drawings:read'],
   needsDocument: false,
   control: true,
   http: [],

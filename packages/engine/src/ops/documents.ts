@@ -62,6 +62,8 @@ export const documentOpen = defineOp({
   }),
   mutates: false,
   effect: 'change',
+  // Opening (even a blank drawing) changes no file and no open drawing: reading a drawing starts here.
+  permissions: ['drawings:read'],
   needsDocument: false,
   http: [{
     method: 'POST', path: '/documents', status: 201, wrapper: false,
@@ -103,6 +105,7 @@ export const documentNew = defineOp({
   input: z.object({ version: z.string().optional().describe('R12 ... R2018 (default R2018)') }),
   mutates: false,
   effect: 'change',
+  permissions: ['drawings:read'],
   needsDocument: false,
   http: [],
   errors: ['invalid_version'],
@@ -118,6 +121,7 @@ export const documentClose = defineOp({
   }),
   mutates: false,
   effect: 'discard',
+  permissions: ['drawings:delete'],
   needsDocument: true,
   http: [{
     method: 'DELETE', path: '/documents/{id}', status: 200, wrapper: false,
@@ -149,6 +153,7 @@ export const save = defineOp({
   }),
   mutates: false,
   effect: 'write_files',
+  permissions: ['drawings:write'],
   needsDocument: true,
   http: [{ method: 'POST', path: '/save', status: 200, wrapper: false }],
   errors: ['path_required', 'save_failed', 'invalid_version', 'path_outside_root', 'not_a_file', 'invalid_path', 'folder_not_found', 'io_timeout'],
@@ -185,6 +190,7 @@ export const undo = defineOp({
   input: stepsInput,
   mutates: true,
   effect: 'change',
+  permissions: ['drawings:write'],
   tx: 'none',
   needsDocument: true,
   http: [{ method: 'POST', path: '/undo', status: 200, wrapper: false }],
@@ -197,6 +203,7 @@ export const redo = defineOp({
   input: stepsInput,
   mutates: true,
   effect: 'change',
+  permissions: ['drawings:write'],
   tx: 'none',
   needsDocument: true,
   http: [{ method: 'POST', path: '/redo', status: 200, wrapper: false }],
@@ -227,6 +234,7 @@ export const fileIdentity = defineOp({
   input: z.object({ regenerate: z.boolean().optional().describe('assign a new identity (a copy of a drawing becomes a distinct file)') }),
   mutates: false,
   effect: 'change',
+  permissions: ['drawings:write'],
   needsDocument: true,
   http: [{ method: 'POST', path: '/file-identity', status: 200, wrapper: false }],
   handler: (ctx, input) => {
@@ -252,6 +260,7 @@ export const header = defineOp({
   input: z.object({ names: z.union([z.string(), z.array(z.string())]).optional().describe('only these variables') }),
   mutates: false,
   effect: 'read',
+  permissions: ['drawings:read'],
   needsDocument: true,
   http: [{ method: 'GET', path: '/header', status: 200, wrapper: false, fromHttp: ({ query }) => (query.names ? { names: q.list(query.names) } : {}) }],
   handler: (ctx, input) => {
@@ -272,6 +281,7 @@ export const layers = defineOp({
   input: z.object({}),
   mutates: false,
   effect: 'read',
+  permissions: ['layers:read'],
   needsDocument: true,
   http: [{ method: 'GET', path: '/layers', status: 200, wrapper: false }],
   handler: (ctx) => {
@@ -321,6 +331,7 @@ export const records = defineOp({
   }),
   mutates: false,
   effect: 'read',
+  permissions: ['drawings:read'],
   needsDocument: true,
   http: [{
     method: 'GET', path: '/records', status: 200, wrapper: false,

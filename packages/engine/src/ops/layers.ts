@@ -53,6 +53,7 @@ export const layerSet = defineOp({
   }),
   mutates: true,
   effect: 'change',
+  permissions: ['layers:write'],
   needsDocument: true,
   http: [],
   errors: ['unknown_layer', 'invalid_command'],

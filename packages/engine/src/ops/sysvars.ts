@@ -150,6 +150,8 @@ export const sysvars = defineOp({
   }),
   mutates: true,
   effect: 'change',
+  // One op both reads and sets, and a key's permission is per op: reading needs drawings:write too.
+  permissions: ['drawings:write'],
   needsDocument: true,
   http: [
     { method: 'GET', path: '/sysvars', status: 200, wrapper: false, fromHttp: ({ query }) => ({ get: q.list(query.names) }) },
@@ -186,6 +188,7 @@ export const layoutCreate = defineOp({
   input: z.object({ name: z.string().min(1).max(255).describe('layout name (no < > / \\ " : ; ? * | , = `)') }),
   mutates: true,
   effect: 'change',
+  permissions: ['drawings:write'],
   needsDocument: true,
   http: [{ method: 'POST', path: '/layouts', status: 201, wrapper: false }],
   errors: ['layout_exists'],
@@ -205,6 +208,7 @@ export const layoutsList = defineOp({
   input: z.object({}),
   mutates: false,
   effect: 'read',
+  permissions: ['drawings:read'],
   needsDocument: true,
   http: [],
   handler: (ctx) => {
@@ -233,6 +237,7 @@ export const pageSetup = defineOp({
   }),
   mutates: true,
   effect: 'change',
+  permissions: ['drawings:write'],
   needsDocument: true,
   http: [{
     method: 'PUT', path: '/layouts/{layout}/page-setup', status: 200, wrapper: false,

@@ -15,6 +15,7 @@ export const xdataGet = defineOp({
   input: z.object({ handle: z.string().min(1), app: z.string().optional().describe('only this application') }),
   mutates: false,
   effect: 'read',
+  permissions: ['drawings:read'],
   needsDocument: true,
   http: [{
     method: 'GET', path: '/entities/{handle}/xdata', status: 200, wrapper: false,
@@ -42,6 +43,7 @@ export const xdataSet = defineOp({
   input: z.object({ handle: z.string().min(1), app: z.string().min(1), items: z.array(item).default([]) }),
   mutates: true,
   effect: 'change',
+  permissions: ['drawings:write'],
   needsDocument: true,
   http: [{
     method: 'PUT', path: '/entities/{handle}/xdata/{app}', status: 200, wrapper: true,
@@ -75,6 +77,7 @@ export const xdataDelete = defineOp({
   input: z.object({ handle: z.string().min(1), app: z.string().min(1) }),
   mutates: true,
   effect: 'change',
+  permissions: ['drawings:write'],
   needsDocument: true,
   http: [{
     method: 'DELETE', path: '/entities/{handle}/xdata/{app}', status: 200, wrapper: false,

@@ -1,0 +1,243 @@
+// The pieces of the hosted API in process: organization folder names, the key service's answers
+// as verifications, the verifier's deadline and failures, the status of each denial, and the
+// organization sessions' start, idle release and restore.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createServer, type Server } from 'node:http';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DEFAULT_PERMISSIONS } from '@linework/keys';
+import { DRAWING_PERMISSIONS } from '@linework/engine';
+import { ensureOrgFolder, orgFolderName } from '../src/org-folder.js';
+import { KeyVerifier, parseKeysUrl, readVerification } from '../src/key-verifier.js';
+import { OrgSessions } from '../src/org-sessions.js';
+import { rateLimitHeaders } from '../src/hosted.js';
+import { REASONS, statusForCode } from '../src/status.js';
+import { silentLogger } from '../src/logger.js';
+
+describe('organization folders', () => {
+  it('keeps plain lower-case ids, escapes everything else one-to-one', () => {
+    expect(orgFolderName('acme')).toBe('acme');
+    expect(orgFolderName('org-42')).toBe('org-42');
+    expect(orgFolderName('Acme')).toBe('_41cme');
+    expect(orgFolderName('a_b')).toBe('a_5fb');
+    expect(orgFolderName('')).toBe('_');
+    expect(orgFolderName('é')).toBe('_c3_a9');
+  });
+
+  it('never names anything but one folder below the root', () => {
+    for (const id of ['.', '..', '../x', '/etc', 'a/b', 'a\\b', '~', 'con', '.autosave', '\u0000']) {
+      const name = orgFolderName(id);
+      expect(name, id).not.toMatch(/[/\\.]/);
+      expect(['', '.', '..']).not.toContain(name);
+    }
+  });
+
+  it('gives different ids different folders, also when case is ignored and ids are long', () => {
+    const long = 'x'.repeat(300);
+    const ids = ['acme', 'ACME', 'Acme', '_41cme', '_5f41cme', 'a_b', 'a-b', '', '_', long, `${long}y`, `${long}Y`, 'é', 'e\u0301'];
+    const names = ids.map(orgFolderName);
+    expect(new Set(names.map((n) => n.toLowerCase())).size).toBe(ids.length);
+    for (const n of names) expect(n.length).toBeLessThanOrEqual(128);
+  });
+
+  describe('on disk', () => {
+    let root: string;
+    beforeEach(() => {
+      root = mkdtempSync(join(tmpdir(), 'lw-orgs-'));
+    });
+    afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+    it('creates the folder once, and refuses a symlink planted in its place', async () => {
+      const dir = await ensureOrgFolder(root, 'acme');
+      expect(dir).toBe(join(root, 'acme'));
+      expect(await ensureOrgFolder(root, 'acme')).toBe(dir);
+      const elsewhere = mkdtempSync(join(tmpdir(), 'lw-elsewhere-'));
+      try {
+        symlinkSync(elsewhere, join(root, 'evil'));
+        await expect(ensureOrgFolder(root, 'evil')).rejects.toThrow(/not a plain folder/);
+      } finally {
+        rmSync(elsewhere, { recursive: true, force: true });
+      }
+    });
+  });
+});
+
+describe('the key service\'s verify answers', () => {
+  const ok = (data: unknown): string => JSON.stringify({ success: true, data });
+
+  it('reads valid and refused answers with their limits', () => {
+    expect(readVerification(200, ok({ valid: true, id: 'k1', userId: 'u', organizationId: 'acme', permissions: [], expiresAt: null, ratelimit: { limit: 5, remaining: 4, reset: 1000 } })))
+      .toEqual({ kind: 'valid', keyId: 'k1', organizationId: 'acme', ratelimit: { limit: 5, remaining: 4, reset: 1000 } });
+    expect(readVerification(200, ok({ valid: false, code: 'REVOKED' }))).toEqual({ kind: 'refused', code: 'REVOKED' });
+    expect(readVerification(200, ok({ valid: false, code: 'USAGE_EXCEEDED', remaining: 0 }))).toEqual({ kind: 'refused', code: 'USAGE_EXCEEDED', remaining: 0 });
+    // a code this server does not know is still a refusal
+    expect(readVerification(200, ok({ valid: false, code: 'SOMETHING_NEW' }))).toEqual({ kind: 'refused', code: 'SOMETHING_NEW' });
+  });
+
+  it('takes nothing else for an answer: never an open door', () => {
+    for (const [status, text] of [
+      [500, '{"success":false,"error":"boom"}'],
+      [200, 'not json'],
+      [200, '{"success":true}'],
+      [200, ok({ valid: true, id: 'k1' })],
+      [200, ok({ valid: 'yes', organizationId: 'acme' })],
+      [404, '{"success":false,"error":"Route not found"}'],
+      [502, '<html>bad gateway</html>'],
+    ] as const) {
+      expect(readVerification(status, text).kind, text).toBe('unavailable');
+    }
+  });
+
+  it('a permission the key service does not offer is its own answer', () => {
+    expect(readVerification(400, '{"success":false,"error":"Invalid API key permissions: plots:create"}').kind).toBe('unknown_permission');
+  });
+
+  it('checks the URL', () => {
+    expect(parseKeysUrl('http://127.0.0.1:8090')).toBeInstanceOf(URL);
+    expect(parseKeysUrl('https://keys.example.com/base/')).toBeInstanceOf(URL);
+    expect(parseKeysUrl('127.0.0.1:8090')).toMatch(/http/);
+    expect(parseKeysUrl('ftp://x')).toMatch(/http/);
+    expect(parseKeysUrl('http://u:p@x/')).toMatch(/credentials/);
+  });
+});
+
+describe('KeyVerifier against a stand-in key service', () => {
+  let server: Server;
+  let url: string;
+  let handler: (body: string, res: import('node:http').ServerResponse) => void;
+  const seen: { path: string; body: string }[] = [];
+
+  beforeEach(async () => {
+    seen.length = 0;
+    server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        seen.push({ path: req.url ?? '', body });
+        handler(body, res);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  });
+  afterEach(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it('sends the key and the permissions to /api-keys/verify (below the URL\'s path)', async () => {
+    handler = (_b, res) => res.end(JSON.stringify({ success: true, data: { valid: true, id: 'k', userId: 'u', organizationId: 'o', permissions: [], expiresAt: null } }));
+    const v = new KeyVerifier({ url: `${url}/keys/` });
+    expect(await v.verify('lwk_x', ['drawings:read'])).toMatchObject({ kind: 'valid', organizationId: 'o' });
+    expect(await v.verify('lwk_x', [])).toMatchObject({ kind: 'valid' });
+    v.close();
+    expect(seen).toEqual([
+      { path: '/keys/api-keys/verify', body: '{"key":"lwk_x","permissions":["drawings:read"]}' },
+      { path: '/keys/api-keys/verify', body: '{"key":"lwk_x"}' },
+    ]);
+  });
+
+  it('a key service that hangs is unavailable once the deadline passes', async () => {
+    handler = () => undefined; // never answers
+    const v = new KeyVerifier({ url, timeoutMs: 300 });
+    const t0 = Date.now();
+    const r = await v.verify('lwk_x', []);
+    const ms = Date.now() - t0;
+    v.close();
+    expect(r).toMatchObject({ kind: 'unavailable' });
+    expect((r as { reason: string }).reason).toMatch(/300 ms/);
+    expect(ms).toBeGreaterThanOrEqual(290);
+    expect(ms).toBeLessThan(2000);
+  });
+
+  it('a key service that is gone or answers an error is unavailable', async () => {
+    handler = (_b, res) => {
+      res.statusCode = 500;
+      res.end('{"success":false,"error":"Internal error"}');
+    };
+    const v = new KeyVerifier({ url });
+    expect((await v.verify('lwk_x', [])).kind).toBe('unavailable');
+    v.close();
+    const gone = new KeyVerifier({ url: 'http://127.0.0.1:1' });
+    expect(await gone.verify('lwk_x', [])).toMatchObject({ kind: 'unavailable', reason: expect.stringMatching(/ECONNREFUSED/) });
+    gone.close();
+  });
+});
+
+describe('denials', () => {
+  it('map to statuses in the one table', () => {
+    expect(statusForCode('insufficient_permissions')).toBe(403);
+    expect(statusForCode('rate_limited')).toBe(429);
+    expect(statusForCode('usage_exceeded')).toBe(429);
+    expect(statusForCode('keys_unavailable')).toBe(503);
+    expect(statusForCode('session_unavailable')).toBe(503);
+    expect(statusForCode('unauthorized')).toBe(401);
+    expect(REASONS[429]).toBe('Too Many Requests');
+  });
+
+  it('carry the rate-limit window as headers, Retry-After when refused', () => {
+    const rl = { limit: 10, remaining: 0, reset: Date.now() + 2500 };
+    expect(rateLimitHeaders(rl, true)).toEqual({ 'RateLimit-Limit': '10', 'RateLimit-Remaining': '0', 'RateLimit-Reset': '3', 'Retry-After': '3' });
+    expect(rateLimitHeaders(rl, false)).not.toHaveProperty('Retry-After');
+    expect(rateLimitHeaders(undefined, true)).toEqual({});
+  });
+
+  it('the permissions the ops declare are the key service\'s defaults', () => {
+    expect([...DRAWING_PERMISSIONS]).toEqual([...DEFAULT_PERMISSIONS]);
+  });
+});
+
+describe('OrgSessions', () => {
+  let root: string;
+  let orgs: OrgSessions | null = null;
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), 'lw-orgsessions-'));
+  });
+  afterEach(async () => {
+    await orgs?.close();
+    orgs = null;
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('one session per organization, each in its own folder; concurrent first requests share one', async () => {
+    orgs = new OrgSessions({ root, appVersion: 't', log: silentLogger() });
+    const [a1, a2, b] = await Promise.all([orgs.acquire('acme'), orgs.acquire('acme'), orgs.acquire('Beta')]);
+    expect(a1.api).toBe(a2.api);
+    expect(b.api).not.toBe(a1.api);
+    const create = await a1.api.dispatch({ protocol: 1, op: 'entities_create', entities: [{ type: 'Point', location: [1, 2] }] });
+    expect(create.ok).toBe(true);
+    const listB = await b.api.dispatch({ protocol: 1, op: 'entities_list' });
+    expect((listB.result as { count: number }).count).toBe(0);
+    const save = await b.api.dispatch({ protocol: 1, op: 'save', path: 'x.dxf' });
+    expect(save.ok).toBe(true);
+    expect(readdirSync(join(root, '_42eta'))).toContain('x.dxf');
+    expect((await b.api.dispatch({ protocol: 1, op: 'save', path: '../acme/y.dxf' })).code).toBe('path_outside_root');
+    for (const l of [a1, a2, b]) l.release();
+  });
+
+  it('saves and releases an idle session, never one in use, and restores it on the next request', async () => {
+    orgs = new OrgSessions({ root, appVersion: 't', idleMs: 150, log: silentLogger() });
+    const first = await orgs.acquire('acme');
+    await first.api.dispatch({ protocol: 1, op: 'entities_create', entities: [{ type: 'Point', location: [1, 2] }] });
+    const sessionId = first.api.sessionId;
+    await new Promise((r) => setTimeout(r, 400));
+    expect(orgs.liveOrgs).toEqual(['acme']); // held: not released
+    first.release();
+    for (let i = 0; i < 40 && orgs.liveOrgs.length; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(orgs.liveOrgs).toEqual([]);
+    expect(readdirSync(join(root, 'acme', '.autosave')).sort()).toEqual(['1.dxf', 'session.json']);
+    const again = await orgs.acquire('acme');
+    expect(again.api.sessionId).not.toBe(sessionId);
+    const list = await again.api.dispatch({ protocol: 1, op: 'entities_list', document_id: 1 });
+    expect(list).toMatchObject({ ok: true, document_id: 1, result: { count: 1 } });
+    again.release();
+  });
+
+  it('a folder that cannot be made is session_unavailable', async () => {
+    mkdirSync(join(root, 'sub'));
+    orgs = new OrgSessions({ root: join(root, 'sub'), appVersion: 't', log: silentLogger() });
+    rmSync(join(root, 'sub'), { recursive: true });
+    await expect(orgs.acquire('acme')).rejects.toMatchObject({ code: 'session_unavailable' });
+  });
+});
