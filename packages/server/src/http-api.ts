@@ -19,7 +19,7 @@ import { statusForCode } from './status.js';
 export interface HttpApiOptions {
   /** Process id in generated request ids (`http-<pid>-<counter>`). */
   pid?: number;
-  /** Base URL advertised by GET /openapi (`http://127.0.0.1:<port>/api/v1`). */
+  /** Base URL advertised by GET /openapi and /openapi.json (`http://127.0.0.1:<port>/api/v1`). */
   baseUrl?: () => string;
   /** Debug log of each request (method, path, status, ms). */
   onRequest?: (info: { method: string; target: string; status: number; ms: number; op?: string }) => void;
@@ -95,9 +95,11 @@ export class HttpApi {
     if (segments === null) {
       return { reply: fail(404, 'unknown_route', `no route ${method} ${pathOf(req.target)}: every route starts with /api/v1`) };
     }
-    if (method === 'GET' && segments.length === 1 && segments[0] === 'openapi') {
+    if (method === 'GET' && segments.length === 1 && (segments[0] === 'openapi' || segments[0] === 'openapi.json')) {
       this.openapi ??= buildOpenApi(this.api, { serverUrl: this.options.baseUrl?.() ?? '/api/v1' });
-      return { reply: { status: 200, body: { ...this.openapi, http_status: 200 } } };
+      // /openapi keeps the envelope rule (`http_status` at the top level, as the spec's table says);
+      // /openapi.json is the document alone, which OpenAPI validators and generators accept.
+      return { reply: { status: 200, body: segments[0] === 'openapi' ? { ...this.openapi, http_status: 200 } : this.openapi } };
     }
     const body = parseBody(req.body);
     const match = this.router.match(method, segments);
