@@ -165,8 +165,8 @@ function printInfo(info: Info, out: NodeJS.WritableStream): void {
   out.write(lines.join('\n') + '\n');
 }
 
-export const INFO_USAGE = 'usage: linework info FILE [--json]\n';
-export const CONVERT_USAGE = 'usage: linework convert IN OUT [--version R12|R2000|R2004|R2007|R2010|R2013|R2018|AC10xx]\n';
+const INFO_USAGE = 'usage: linework info FILE [--json]\n';
+const CONVERT_USAGE = 'usage: linework convert IN OUT [--version R12|R2000|R2004|R2007|R2010|R2013|R2018|AC10xx]\n';
 
 export async function infoCommand(args: string[], io: CommandIO): Promise<number> {
   const json = args.includes('--json');
@@ -236,3 +236,6 @@ export async function convertCommand(args: string[], io: CommandIO): Promise<num
     return 1;
   }
 }
+
+/** The usage lines, for the `linework` bin's --help. */
+export { INFO_USAGE, CONVERT_USAGE };
