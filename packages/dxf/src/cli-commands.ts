@@ -248,3 +248,6 @@ export async function convertCommand(args: string[], io: CommandIO): Promise<num
     return 1;
   }
 }
+
+/** The usage lines, for the `linework` bin's --help. */
+export { INFO_USAGE, CONVERT_USAGE };

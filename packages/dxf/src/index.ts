@@ -12,6 +12,6 @@ export { convert, resolveVersion, type ConvertResult } from './convert/convert.j
 export { newDocument } from './template/new-document.js';
 export { readTags, type ReadTagsOptions } from './tags/read-tags.js';
 export type { DxfInput } from './tags/source.js';
-export { infoCommand, convertCommand, documentInfo, type CommandIO } from './cli-commands.js';
+export { infoCommand, convertCommand, documentInfo, INFO_USAGE, CONVERT_USAGE, type CommandIO } from './cli-commands.js';
 export * from './entities/index.js';
 export * from './geometry/index.js';

@@ -1,5 +1,5 @@
 // Writing: golden output of small records, encodings, version gating, conversions, atomic save.
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -163,5 +163,21 @@ describe('conversion', () => {
 
   it('rejects unknown versions', () => {
     expect(() => writeDxf(newDocument(), { version: 'R99' })).toThrow('unknown DXF version');
+  });
+});
+
+describe('atomic save beside other writers', () => {
+  it("keeps a temporary file of this process that another thread is writing; removes one left before this process started", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lw-dxf-'));
+    // Another worker thread of this process is half-way through writing b.dxf ...
+    const sibling = join(dir, `.b.dxf.linework-${process.pid}-0a1b2c3d.tmp`);
+    writeFileSync(sibling, 'half a drawing');
+    // ... and an earlier process with the same pid (a restarted container) left one behind.
+    const leftover = join(dir, `.c.dxf.linework-${process.pid}-4e5f6a7b.tmp`);
+    writeFileSync(leftover, 'old');
+    const before = (Date.now() - process.uptime() * 1000) / 1000 - 60;
+    utimesSync(leftover, before, before);
+    await saveDxf(newDocument(), join(dir, 'a.dxf'));
+    expect(readdirSync(dir).sort()).toEqual([`.b.dxf.linework-${process.pid}-0a1b2c3d.tmp`, 'a.dxf']);
   });
 });

@@ -54,8 +54,10 @@ async function compareWithPlot(p: Page, api: EditorServer['api']): Promise<{ scr
     return { cx: view.cx as number, cy: view.cy as number, scale: view.scale as number };
   });
   const W = Math.round(box.width), Hh = Math.round(box.height);
-  // the preview leaves a 2 % margin: ask for the area that lands exactly where the screen shows it
-  const m = Math.min(W, Hh) * 0.02;
+  // the preview leaves a margin (5 % of the shorter side, 8 px to a quarter): ask for the area that
+  // lands exactly where the screen shows it
+  const short = Math.min(W, Hh);
+  const m = Math.min(short / 4, Math.max(8, short * 0.05));
   const pw = (W - 2 * m) / v.scale, ph = (Hh - 2 * m) / v.scale;
   const pr = await api.post('/api/v1/preview', { width: W, height: Hh, area: [v.cx - pw / 2, v.cy - ph / 2, v.cx + pw / 2, v.cy + ph / 2] });
   expect(pr.status, pr.text).toBe(200);

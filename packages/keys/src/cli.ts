@@ -11,25 +11,40 @@ import { SERVICE_VERSION } from './version.js';
 // Commands load what they use (dynamic imports): `token` and `--help` start without the HTTP
 // stack or the database drivers.
 
-const USAGE = `Usage:
-  linework-keys serve [--port <port>] [--host <host>] [--db <path>]
+const COMMAND_USAGE = {
+  serve: `  linework-keys serve [--port <port>] [--host <host>] [--db <path>]
       Run the API key service. --port 0 picks a free port (default 8090); --host defaults to
       127.0.0.1; --db is the SQLite file (default ./data/keys.db, or KEYS_DB_PATH).
       DATABASE_URL=postgres://... runs on PostgreSQL instead (unless --db is given).
-      Prints http://<host>:<port> on stderr once listening.
-  linework-keys token --sub <user> --org <organization> [--role <role>] [--expires <span>] [--db <path>]
+      Prints http://<host>:<port> on stderr once listening.`,
+  token: `  linework-keys token --sub <user> --org <organization> [--role <role>] [--expires <span>] [--db <path>]
       Print an HS256 token signed with AUTH_JWT_SECRET, or with the development secret the service
       uses when none is configured. --role: VIEWER, DEVELOPER (default), ADMIN or OWNER;
       --expires: a span such as 30m, 1h (default), 7d. Every token carries exp: the service
-      refuses tokens without one.
-  linework-keys migrate [--db <path>]
-      Apply pending database migrations and exit (serve also does this at start-up).
-  linework-keys --version | --help
+      refuses tokens without one.`,
+  migrate: `  linework-keys migrate [--db <path>]
+      Apply pending database migrations and exit (serve also does this at start-up).`,
+};
 
-Environment: DATABASE_URL, DATABASE_SCHEMA, DATABASE_POOL_SIZE, KEYS_DB_PATH, AUTH_JWT_SECRET,
+const ENVIRONMENT = `Environment: DATABASE_URL, DATABASE_SCHEMA, DATABASE_POOL_SIZE, KEYS_DB_PATH, AUTH_JWT_SECRET,
 AUTH_JWKS_URL, AUTH_JWT_ISSUER, AUTH_JWT_AUDIENCE, API_KEY_PERMISSIONS, LOG_LEVEL, NODE_ENV.
 See docs/keys.md.
 `;
+
+const USAGE = `Usage:
+${COMMAND_USAGE.serve}
+${COMMAND_USAGE.token}
+${COMMAND_USAGE.migrate}
+  linework-keys --version | --help | COMMAND --help
+
+${ENVIRONMENT}`;
+
+/** `linework-keys COMMAND --help`: that command's usage, on stdout. */
+function commandHelp(command: keyof typeof COMMAND_USAGE, argv: string[]): boolean {
+  if (!argv.includes('--help') && !argv.includes('-h')) return false;
+  process.stdout.write(`Usage:\n${COMMAND_USAGE[command]}\n\n${ENVIRONMENT}`);
+  return true;
+}
 
 class UsageError extends Error {}
 
@@ -106,6 +121,11 @@ async function serve(argv: string[]): Promise<void> {
     await app.listen({ port: config.port, host: config.host });
   } catch (err) {
     await app.close();
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') {
+      throw new ConfigError(`port ${config.port} on ${config.host} is in use: stop what listens there, or choose another with --port (--port 0 picks a free one)`);
+    }
+    if (code === 'EACCES') throw new ConfigError(`port ${config.port} needs privileges this process lacks: choose one above 1023 with --port (or --port 0)`);
     throw err;
   }
   const { port } = app.server.address() as AddressInfo;
@@ -163,11 +183,11 @@ async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'serve':
-      return serve(rest);
+      return commandHelp('serve', rest) ? undefined : serve(rest);
     case 'token':
-      return token(rest);
+      return commandHelp('token', rest) ? undefined : token(rest);
     case 'migrate':
-      return migrate(rest);
+      return commandHelp('migrate', rest) ? undefined : migrate(rest);
     case '--version':
     case '-v':
       process.stdout.write(`${SERVICE_VERSION}\n`);
@@ -179,7 +199,7 @@ async function main(argv: string[]): Promise<void> {
       process.stdout.write(USAGE);
       return;
     default:
-      throw new UsageError(`unknown command "${command}"`);
+      throw new UsageError(`unknown command "${command}": the commands are serve, token and migrate`);
   }
 }
 

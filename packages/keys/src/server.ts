@@ -142,6 +142,9 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     // limit answers 414 outside the request cycle (no hooks, so none of the usual headers). Node
     // refuses a request line longer than maxHeaderSize before the router sees it.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: maxHeaderSize },
+    // The service answers the routes its OpenAPI document lists and no others: HEAD is not one
+    // (it would run a GET's handler, a list included, to send nothing).
+    exposeHeadRoutes: false,
     serverFactory: (handler, opts) => {
       fastifyListener = handler;
       const server = createServer(opts.http ?? {}, (req, res) => (listeners.hot ?? handler)(req, res));

@@ -1,8 +1,7 @@
 // The `linework` command: transports (--http, --tcp, --stdio, --mcp, combinable, one session),
-// the DXF subcommands `info` and `convert`, and `plot`.
+// and the file commands info, convert, plot and audit (one file, or a batch on worker threads).
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { convertCommand, infoCommand } from '@linework/dxf';
 import { appVersion } from './version.js';
 
 export const USAGE = `Usage:
@@ -15,9 +14,13 @@ export const USAGE = `Usage:
                                           (default: the current folder; relative paths start at the first)
     [--keys-url URL]                      with --http/--tcp: accept API keys of this key service too, each
                                           organization in its own session and folder of the workspace
-  linework info <file.dxf> [--json]       describe a DXF file
-  linework convert <in.dxf> <out.dxf> [--version R2018] [--recover]
-  linework plot <file.dxf> <out.pdf|svg|png> [--layout NAME | --all] [--paper A3] [--dpi N] [--fit]
+  linework info FILE... [--json]          describe DXF files
+  linework convert IN OUT [--version R2018] [--recover]   rewrite a DXF file (OUT must be .dxf)
+  linework plot FILE OUT.pdf|svg|png [--layout NAME | --all] [--paper A3] [--dpi N] [--fit]
+  linework audit FILE [--fix OUT.dxf]     check a drawing (exit 1 when it has errors)
+  linework convert|plot|info|audit FILE... --out-dir DIR [--jobs N] [--quiet] [--json]
+                                          many files (names, folders, patterns) on worker threads
+  linework COMMAND --help                 the options of one command
   linework --help | --version
 
 Transports combine in one process and share one session, e.g. --http 8080 --tcp 8081.
@@ -26,12 +29,15 @@ LINEWORK_ROOT (workspace folders when no --root is given, separated by ':'),
 LINEWORK_KEYS_URL (the key service when no --keys-url is given),
 LINEWORK_LOG_LEVEL (pino level, default info).`;
 
+const FILE_COMMANDS = ['info', 'convert', 'plot', 'audit'] as const;
+type FileCommandName = (typeof FILE_COMMANDS)[number];
+const isFileCommand = (s: string | undefined): s is FileCommandName => (FILE_COMMANDS as readonly string[]).includes(s ?? '');
+const TRANSPORTS = ['--http', '--tcp', '--stdio', '--mcp'];
+
 export type Command =
-  | { kind: 'help' }
   | { kind: 'version' }
-  | { kind: 'info'; args: string[] }
-  | { kind: 'convert'; args: string[] }
-  | { kind: 'plot'; args: string[] }
+  | { kind: 'file'; command: FileCommandName; args: string[] }
+  | { kind: 'help'; command?: FileCommandName }
   | { kind: 'serve'; http?: number; tcp?: number; stdio: boolean; mcp: boolean; files: string[]; roots: string[]; gui?: boolean; guiPort?: number; keysUrl?: string }
   | { kind: 'error'; message: string };
 
@@ -44,10 +50,17 @@ function port(v: string | undefined, flag: string): number | string {
 /** Parses the command line (without node and the script). */
 export function parseArgs(argv: readonly string[]): Command {
   const [first, ...rest] = argv;
-  if (first === 'info') return { kind: 'info', args: rest };
-  if (first === 'convert') return { kind: 'convert', args: rest };
-  if (first === 'plot') return { kind: 'plot', args: rest };
-  if (argv.length === 0) return { kind: 'error', message: 'no transport given' };
+  if (isFileCommand(first)) return { kind: 'file', command: first, args: rest };
+  if (first === 'help') {
+    if (rest[0] !== undefined && !isFileCommand(rest[0])) return { kind: 'error', message: `no command ${rest[0]}: the commands are ${FILE_COMMANDS.join(', ')}` };
+    return rest[0] !== undefined ? { kind: 'help', command: rest[0] as FileCommandName } : { kind: 'help' };
+  }
+  if (argv.length === 0) return { kind: 'error', message: 'nothing to do: give a command (info, convert, plot, audit) or a transport (--http, --tcp, --stdio, --mcp)' };
+  // A first word that is neither a command nor an option, and no transport: a mistyped command.
+  const transport = argv.some((a) => TRANSPORTS.includes(a.split('=')[0]!));
+  if (first !== undefined && !first.startsWith('-') && !transport && !argv.some((a) => a === '-h' || a === '--help' || a === '-v' || a === '--version')) {
+    return { kind: 'error', message: `unknown command ${first}: the commands are ${FILE_COMMANDS.join(', ')}; a server needs a transport (--http, --tcp, --stdio or --mcp)` };
+  }
   const cmd: Extract<Command, { kind: 'serve' }> = { kind: 'serve', stdio: false, mcp: false, files: [], roots: [] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
@@ -107,7 +120,7 @@ export function parseArgs(argv: readonly string[]): Command {
   return cmd;
 }
 
-/** The progress bar of `plot` is drawn only on a terminal. */
+/** Progress is drawn only on a terminal. */
 type CliStderr = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
 
 export interface Io {
@@ -120,6 +133,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
   const cmd = parseArgs(argv);
   switch (cmd.kind) {
     case 'help':
+      if (cmd.command) return (await import('./files/run.js')).runFileCommand(cmd.command, ['--help'], io);
       io.stdout.write(USAGE + '\n');
       return 0;
     case 'version':
@@ -128,18 +142,29 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     case 'error':
       io.stderr.write(`linework: ${cmd.message}\n\n${USAGE}\n`);
       return 2;
-    case 'info':
-      return infoCommand(cmd.args, io);
-    case 'convert':
-      return convertCommand(cmd.args, io);
     // The engine and the transports load only for the commands that use them: a one-shot
     // `info` or `plot` should not pay for the MCP SDK at start-up. `plot` takes the engine's
     // plot-only entry, which leaves out the op catalogue and its zod schemas (about 130 ms).
-    case 'plot':
-      return (await import('@linework/engine/plot-cli')).plotCommand(cmd.args, { stdout: io.stdout, stderr: io.stderr as CliStderr });
+    case 'file':
+      return (await import('./files/run.js')).runFileCommand(cmd.command, cmd.args, { stdout: io.stdout, stderr: io.stderr as CliStderr });
     case 'serve':
-      return (await import('./serve.js')).serve(cmd, env, io);
+      try {
+        return await (await import('./serve.js')).serve(cmd, env, io);
+      } catch (err) {
+        const e = err as NodeJS.ErrnoException & { port?: number };
+        if (e?.code !== 'EADDRINUSE' && e?.code !== 'EACCES') throw err;
+        io.stderr.write(`linework: ${listenFailure(cmd, e)}\n`);
+        return 1;
+      }
   }
+}
+
+/** One line for a port that cannot be listened on, naming the option that chose it. */
+function listenFailure(cmd: Extract<Command, { kind: 'serve' }>, e: NodeJS.ErrnoException & { port?: number }): string {
+  const port = e.port;
+  const flag = port === cmd.http ? '--http' : port === cmd.tcp ? '--tcp' : port === cmd.guiPort ? '--gui-port' : 'the port option';
+  if (e.code === 'EACCES') return `port ${port} needs privileges this process lacks (${flag}); choose one above 1023, or 0 for any free port`;
+  return `port ${port} on 127.0.0.1 is in use (${flag} ${port}): stop what listens there, or choose another port (${flag} 0 picks a free one)`;
 }
 
 /** True when this module is the process's entry (bin/linework.js imports dist/cli.js). */

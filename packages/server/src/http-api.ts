@@ -21,7 +21,7 @@ import { statusForCode } from './status.js';
 export interface HttpApiOptions {
   /** Process id in generated request ids (`http-<pid>-<counter>`). */
   pid?: number;
-  /** Base URL advertised by GET /openapi (`http://127.0.0.1:<port>/api/v1`). */
+  /** Base URL advertised by GET /openapi and /openapi.json (`http://127.0.0.1:<port>/api/v1`). */
   baseUrl?: () => string;
   /** Debug log of each request (method, path, status, ms). */
   onRequest?: (info: { method: string; target: string; status: number; ms: number; op?: string }) => void;
@@ -48,7 +48,7 @@ export function parseBody(body: Buffer): unknown {
 /** What a request asks for once routed, before it runs in a session. */
 type Plan =
   | { kind: 'reply'; reply: HttpReply; op?: string }
-  | { kind: 'openapi' }
+  | { kind: 'openapi'; bare: boolean }
   | { kind: 'route'; op: OpDef; route: HttpRoute; input: HttpInput }
   | { kind: 'passthrough'; op: OpDef; body: unknown };
 
@@ -152,7 +152,9 @@ export class HttpApi {
     if (segments === null) {
       return { kind: 'reply', reply: fail(404, 'unknown_route', `no route ${method} ${pathOf(req.target)}: every route starts with /api/v1`) };
     }
-    if (method === 'GET' && segments.length === 1 && segments[0] === 'openapi') return { kind: 'openapi' };
+    if (method === 'GET' && segments.length === 1 && (segments[0] === 'openapi' || segments[0] === 'openapi.json')) {
+      return { kind: 'openapi', bare: segments[0] === 'openapi.json' };
+    }
     const body = parseBody(req.body);
     const match = this.router.match(method, segments);
     if (match) return { kind: 'route', op: match.op, route: match.route, input: { params: match.params, query, body } };
@@ -167,7 +169,9 @@ export class HttpApi {
         return { reply: plan.reply };
       case 'openapi':
         this.openapi ??= buildOpenApi(this.api, { serverUrl: this.options.baseUrl?.() ?? '/api/v1' });
-        return { reply: { status: 200, body: { ...this.openapi, http_status: 200 } } };
+        // /openapi keeps the envelope rule (`http_status` at the top level, as the spec's table
+        // says); /openapi.json is the document alone, which OpenAPI validators and generators accept.
+        return { reply: { status: 200, body: plan.bare ? this.openapi : { ...this.openapi, http_status: 200 } } };
       case 'route':
         return { reply: await session.runRoute(plan.op, plan.route, plan.input), op: plan.op.name };
       case 'passthrough':

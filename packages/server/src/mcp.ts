@@ -7,6 +7,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { DispatcherApi, OpDef, OpEffect, ProtocolRequest, ProtocolResponse } from '@linework/engine';
+import { compactSchema } from './compact-schema.js';
 import { MAX_REPLY_BYTES, ReplyTooLarge, jsonText } from './json-reply.js';
 
 /**
@@ -18,7 +19,28 @@ const MCP_TEXT_CAP = MAX_REPLY_BYTES / 4;
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The op's input schema for MCP (JSON Schema draft-07), plus the protocol fields a caller may add. */
+/**
+ * The protocol fields a tool may take besides the op's own. Forty tools take them: they are
+ * described once, in the server's instructions, not in every tool.
+ */
+const PROTOCOL_FIELDS = {
+  document_id: { type: 'integer' },
+  expected_version: { type: 'integer' },
+  request_id: { type: 'string' },
+} as const;
+
+export const INSTRUCTIONS =
+  'Linework drawing automation: every tool is one operation of the Linework dispatcher on DXF drawings. ' +
+  'Read linework://state first. Fields many tools take: document_id (default: the active document); ' +
+  'expected_version (mutating tools: refused with stale_state unless the document is at that version); ' +
+  'request_id (mutating tools: an idempotency key, a repeat returns the first answer). ' +
+  'Paths are relative to the workspace root, and only files inside it can be named. ' +
+  'user_select, getpoint and cancel need the graphical mode (linework --http with drawing files or --gui); headless they fail with gui_required.';
+
+/**
+ * The op's input schema for MCP (JSON Schema draft-07), plus the protocol fields a caller may add,
+ * with repeated parts said once (compact-schema.ts).
+ */
 export function toolInputSchema(op: OpDef): Tool['inputSchema'] {
   let schema: Json;
   try {
@@ -29,16 +51,10 @@ export function toolInputSchema(op: OpDef): Tool['inputSchema'] {
   delete schema.$schema;
   if (schema.type !== 'object') schema = { type: 'object', properties: {}, additionalProperties: true };
   const props: Json = { ...(isObject(schema.properties) ? schema.properties : {}) };
-  if (op.needsDocument && !('document_id' in props)) {
-    props.document_id = { type: 'integer', description: 'document to address (default: the active document)' };
-  }
-  if (op.mutates && !('expected_version' in props)) {
-    props.expected_version = { type: 'integer', description: 'fail with stale_state unless the document is at this version' };
-  }
-  if (op.mutates && !('request_id' in props)) {
-    props.request_id = { type: 'string', description: 'idempotency key: a repeated request_id returns the first answer' };
-  }
-  return { ...schema, type: 'object', properties: props } as Tool['inputSchema'];
+  if (op.needsDocument && !('document_id' in props)) props.document_id = PROTOCOL_FIELDS.document_id;
+  if (op.mutates && !('expected_version' in props)) props.expected_version = PROTOCOL_FIELDS.expected_version;
+  if (op.mutates && !('request_id' in props)) props.request_id = PROTOCOL_FIELDS.request_id;
+  return compactSchema({ ...schema, type: 'object', properties: props }) as Tool['inputSchema'];
 }
 
 /**
@@ -137,11 +153,7 @@ function opFor(catalogue: readonly OpDef[], names: string[], path: string): OpDe
 export function createMcpServer(api: DispatcherApi): McpServer {
   const mcp = new McpServer(
     { name: 'linework', version: api.appVersion },
-    {
-      instructions:
-        'Linework drawing automation: every tool is one operation of the Linework dispatcher (DXF drawings). ' +
-        'Read linework://state first; mutating tools accept expected_version for optimistic concurrency.',
-    },
+    { instructions: INSTRUCTIONS },
   );
   const tools = api.catalogue.filter((o) => o.mcp !== false);
   const renderer = findRenderer(api.catalogue);

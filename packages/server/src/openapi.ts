@@ -1,4 +1,4 @@
-// GET /openapi: an OpenAPI 3.0.3 description generated from the op catalogue. Request body and
+// GET /openapi and /openapi.json: an OpenAPI 3.0.3 description generated from the op catalogue. Request body and
 // parameter schemas come from each op's zod input (zod 4 `toJSONSchema`, target openapi-3.0).
 import { z } from 'zod';
 import type { DispatcherApi, HttpRoute, OpDef } from '@linework/engine';
@@ -36,10 +36,34 @@ function inputSchema(op: OpDef, components: Json): Json {
     }
     return out;
   };
-  const body = rewrite(schema) as Json;
-  if (defs) for (const [name, def] of Object.entries(defs)) components[`${prefix}${name}`] = rewrite(def);
+  const body = collapseAnyOf(rewrite(schema)) as Json;
+  if (defs) for (const [name, def] of Object.entries(defs)) components[`${prefix}${name}`] = collapseAnyOf(rewrite(def));
   if (JSON.stringify(body).includes(`#/components/schemas/${prefix}input`)) components[`${prefix}input`] = body;
   return body;
+}
+
+/**
+ * zod writes a fixed-length tuple of one type for OpenAPI 3.0 (which has no `prefixItems`) as
+ * `items: {anyOf: [same, same, ...]}`; one copy says the same (and validators and linters flag the
+ * repeats as illogical).
+ */
+export function collapseAnyOf(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(collapseAnyOf);
+  if (!isObject(v)) return v;
+  const out: Json = {};
+  for (const [k, val] of Object.entries(v)) out[k] = collapseAnyOf(val);
+  for (const key of ['anyOf', 'oneOf'] as const) {
+    const list = out[key];
+    if (!Array.isArray(list) || list.length === 0) continue;
+    const first = JSON.stringify(list[0]);
+    if (!list.every((x) => JSON.stringify(x) === first)) continue;
+    const { [key]: _same, ...rest } = out;
+    const only = list[0];
+    // The single schema replaces the list when nothing beside it would clash.
+    if (isObject(only) && Object.keys(only).every((k) => !(k in rest))) return { ...rest, ...only };
+    return { ...rest, allOf: [only] };
+  }
+  return out;
 }
 
 /** Query keys the route's `fromHttp` reads (observed through a proxy; its own validation errors ignored). */
@@ -250,7 +274,16 @@ export function buildOpenApi(api: Pick<DispatcherApi, 'catalogue' | 'appVersion'
 
   add('/openapi', 'get', {
     operationId: uniqueId('get_openapi'),
-    summary: 'This OpenAPI 3.0.3 description.',
+    summary: 'This OpenAPI 3.0.3 description inside the envelope rule: `http_status` is added at its top level.',
+    tags: ['reads'],
+    responses: {
+      '200': { description: 'the OpenAPI document plus `http_status`', content: { 'application/json': { schema: { type: 'object' } } } },
+      '401': { description: 'unauthorized', content: json('#/components/schemas/Failure') },
+    },
+  });
+  add('/openapi.json', 'get', {
+    operationId: uniqueId('get_openapi_json'),
+    summary: 'This OpenAPI 3.0.3 description exactly, for OpenAPI tools (no `http_status`).',
     tags: ['reads'],
     responses: {
       '200': { description: 'the OpenAPI document', content: { 'application/json': { schema: { type: 'object' } } } },
@@ -266,6 +299,7 @@ export function buildOpenApi(api: Pick<DispatcherApi, 'catalogue' | 'appVersion'
     info: {
       title: 'Linework drawing automation',
       version: api.appVersion,
+      license: { name: 'MIT', url: 'https://opensource.org/licenses/MIT' },
       description:
         'Resource routes over the Linework operation dispatcher. Every request needs `Authorization: Bearer <token>`. ' +
         'With --keys-url an API key of the key service may take the token\'s place: it must hold every permission the operation lists ' +

@@ -146,8 +146,9 @@ export async function startTcpServer(options: TcpServerOptions): Promise<Running
     socket.once('close', () => sockets.delete(socket));
     serveTcpConnection(socket, options, idleMs, maxLine);
   });
-  server.on('error', (err) => log.error({ err }, 'tcp server error'));
+  // A failure to listen is the caller's to report (one line); errors after that are logged.
   const port = await listenLoopback(server, options.port);
+  server.on('error', (err) => log.error({ err }, 'tcp server error'));
   return {
     port,
     url: `tcp://${LOOPBACK}:${port}`,

@@ -50,6 +50,16 @@ describe('--mcp preview', () => {
     expect(r.structuredContent).not.toHaveProperty('data');
   });
 
+  it('leaves a margin around the extents: nothing is drawn within 5 % of the edges', async () => {
+    const r = (await client.callTool({ name: 'preview', arguments: { width: 400, height: 200 } })) as any;
+    const img = decodePng(Buffer.from(r.content.find((c: any) => c.type === 'image').data, 'base64'));
+    const ink = inkBox(img, 250)!;
+    expect(ink).not.toBeNull();
+    expect(Math.min(ink.minX, ink.minY, 400 - 1 - ink.maxX, 200 - 1 - ink.maxY)).toBeGreaterThanOrEqual(9);
+    // and the drawing still fills the picture across its longer side (up to the margin)
+    expect(Math.max(ink.minX, 400 - 1 - ink.maxX)).toBeLessThanOrEqual(12);
+  });
+
   it('answers SVG when asked, and unknown_layout as a tool error', async () => {
     const svg = (await client.callTool({ name: 'preview', arguments: { format: 'svg', width: 100, height: 100 } })) as any;
     const img = svg.content.find((c: any) => c.type === 'image');

@@ -25,7 +25,7 @@ const EFFECTS: Record<string, 'read' | 'change' | 'write_files' | 'discard'> = {
   view_focus: 'change', select: 'change', selection_set_create: 'change', selection_set_recall: 'change',
   group_create: 'change', xdata_set: 'change', xdata_delete: 'change', block_define: 'change', block_delete: 'change',
   block_rename: 'change', purge: 'change', embed_image: 'change', command: 'change', audit: 'change',
-  snap: 'read', pick: 'read', answer: 'change', layer_set: 'change',
+  pick: 'read', layer_set: 'change',
   save: 'write_files', plot: 'write_files', wblock: 'write_files',
   document_close: 'discard',
 };

@@ -1,6 +1,7 @@
-// Structural checks of an OpenAPI 3.0.3 document (no validator library is installed): the fields
-// the format requires, path parameters declared, every $ref resolvable, and schema keywords that
-// OpenAPI 3.0 does not know (JSON Schema 2019+/draft-6+ only) absent.
+// Quick structural checks of an OpenAPI 3.0.3 document, synchronous and with readable messages:
+// the fields the format requires, path parameters declared, every $ref resolvable, and schema
+// keywords that OpenAPI 3.0 does not know (JSON Schema 2019+/draft-6+ only) absent. The full
+// validation and lint by OpenAPI tooling is scripts/openapi-tools.ts (openapi-contract.test.ts).
 type Json = Record<string, any>;
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];

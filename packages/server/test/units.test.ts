@@ -148,9 +148,13 @@ describe('command line', () => {
     expect(parseArgs(['--http', '0', '--root'])).toEqual({ kind: 'error', message: '--root needs a folder' });
     expect(parseArgs(['--stdio'])).toMatchObject({ kind: 'serve', stdio: true });
     expect(parseArgs(['--mcp'])).toMatchObject({ kind: 'serve', mcp: true });
-    expect(parseArgs(['info', 'x.dxf', '--json'])).toEqual({ kind: 'info', args: ['x.dxf', '--json'] });
-    expect(parseArgs(['convert', 'a', 'b', '--version', 'R12'])).toEqual({ kind: 'convert', args: ['a', 'b', '--version', 'R12'] });
+    expect(parseArgs(['info', 'x.dxf', '--json'])).toEqual({ kind: 'file', command: 'info', args: ['x.dxf', '--json'] });
+    expect(parseArgs(['convert', 'a', 'b', '--version', 'R12'])).toEqual({ kind: 'file', command: 'convert', args: ['a', 'b', '--version', 'R12'] });
+    expect(parseArgs(['audit', 'a.dxf', '--fix', 'b.dxf'])).toEqual({ kind: 'file', command: 'audit', args: ['a.dxf', '--fix', 'b.dxf'] });
     expect(parseArgs(['--help'])).toEqual({ kind: 'help' });
+    expect(parseArgs(['help', 'plot'])).toEqual({ kind: 'help', command: 'plot' });
+    expect(parseArgs(['a.dxf', '--http', '0'])).toMatchObject({ kind: 'serve', http: 0, files: ['a.dxf'] });
+    expect(parseArgs(['bogus'])).toEqual({ kind: 'error', message: expect.stringMatching(/^unknown command bogus: the commands are info, convert, plot, audit/) });
     expect(parseArgs(['--version'])).toEqual({ kind: 'version' });
     for (const bad of [[], ['--http'], ['--http', 'x'], ['--http', '70000'], ['--stdio', '--mcp'], ['--bogus'], ['a.dxf'], ['--tcp', '1', 'a.dxf']]) {
       expect(parseArgs(bad).kind, bad.join(' ')).toBe('error');

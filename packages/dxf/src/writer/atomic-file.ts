@@ -9,8 +9,15 @@ import { randomBytes } from 'node:crypto';
 
 const TEMP_NAME = /^\..+\.linework-(\d+)-[0-9a-f]{8}\.tmp$/;
 
-/** Temporary files this process is writing now (never removed as stale). */
+/** Temporary files this thread is writing now (never removed as stale). */
 const inFlight = new Set<string>();
+
+/**
+ * When this process started. A temporary file with our pid made since then belongs to a write in
+ * progress on another thread of this process (the batch command's workers each have their own
+ * `inFlight`); one made before it was left by an earlier process that had the same pid.
+ */
+const processStartedMs = Date.now() - process.uptime() * 1000;
 
 function tempNameFor(path: string): string {
   return join(dirname(path), `.${basename(path)}.linework-${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
@@ -28,8 +35,9 @@ function alive(pid: number): boolean {
 
 /**
  * Removes the temporary files of writes that never finished in `dir`: ours (by name) whose
- * process is gone, or whose pid is this process's but which this process is not writing (a
- * container restarted with the same pid). Returns how many were removed; errors are ignored.
+ * process is gone, or whose pid is this process's but which were made before this process
+ * started (a container restarted with the same pid). Returns how many were removed; errors are
+ * ignored.
  */
 export function removeStaleTempFiles(dir: string): number {
   let names: string[];
@@ -45,6 +53,7 @@ export function removeStaleTempFiles(dir: string): number {
     const file = join(dir, name);
     const pid = Number(m[1]);
     if (inFlight.has(file) || (pid !== process.pid && alive(pid))) continue;
+    if (pid === process.pid && !madeBeforeThisProcess(file)) continue;
     try {
       unlinkSync(file);
       removed++;
@@ -53,6 +62,14 @@ export function removeStaleTempFiles(dir: string): number {
     }
   }
   return removed;
+}
+
+function madeBeforeThisProcess(file: string): boolean {
+  try {
+    return statSync(file).mtimeMs < processStartedMs;
+  } catch {
+    return false;
+  }
 }
 
 /**

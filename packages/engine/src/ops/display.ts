@@ -70,6 +70,8 @@ export const snap = defineOp({
   permissions: ['drawings:read'],
   needsDocument: true,
   http: [],
+  // the editor's: a pointer's snap, a pick's answer (agents ask with user_select / getpoint)
+  mcp: false,
   handler: (ctx, input) => {
     const p = input.point as number[];
     return { snap: snapAt(ctx.store!, p, input.aperture, input.modes ?? SNAP_MODES, input.base as number[] | undefined, input.layout) };
@@ -114,6 +116,8 @@ export const answer = defineOp({
   needsDocument: false,
   control: true,
   http: [],
+  // the editor's: a pointer's snap, a pick's answer (agents ask with user_select / getpoint)
+  mcp: false,
   errors: ['unknown_operation', 'invalid_request', 'entity_absent'],
   handler: (ctx, input) => {
     const engine = ctx.engine;

@@ -175,7 +175,7 @@ function stringField(o: Record<string, unknown>, k: string): string | undefined 
 
 export const cancel = defineOp({
   name: 'cancel',
-  summary: 'Ends a pending interactive operation (user_select, getpoint); it answers with code `cancelled`.',
+  summary: 'Needs the graphical mode (linework --http with drawing files or --gui), where user_select and getpoint wait for the user: ends a pending one by request_id (it answers `cancelled`).',
   input: z.object({
     id: z.string().min(1).optional().describe('request_id of the pending operation (default: this request\'s request_id)'),
     all: z.boolean().optional().describe('cancel every pending operation'),
@@ -211,7 +211,7 @@ const pickFields = {
 
 export const userSelect = defineOp({
   name: 'user_select',
-  summary: 'Asks the user to select entities on screen (graphical mode); headless: gui_required.',
+  summary: 'Needs the graphical mode (linework --http with drawing files or --gui): asks the user to select entities on screen, answers their handles. Headless: fails with gui_required.',
   input: z.object({
     ...pickFields,
     count: z.number().int().min(1).optional().describe('expected number of entities (absent: any)'),
@@ -228,7 +228,7 @@ export const userSelect = defineOp({
 
 export const getpoint = defineOp({
   name: 'getpoint',
-  summary: 'Asks the user to pick a point on screen (graphical mode); headless: gui_required.',
+  summary: 'Needs the graphical mode (linework --http with drawing files or --gui): asks the user to pick a point on screen, answers it. Headless: fails with gui_required.',
   input: z.object({ ...pickFields, base: z.array(z.number()).min(2).max(3).optional().describe('rubber-band base point') }),
   mutates: false,
   effect: 'read',

@@ -27,8 +27,10 @@ export function renderPreview(doc: DocumentApi, opts: PreviewOptions): Buffer {
   const height = Math.max(1, Math.round(opts.height));
   const area = opts.area && boundsValid(opts.area) ? opts.area : undefined;
   const list = renderLayout(doc, { layout: opts.layout, baseDir: opts.baseDir, images: opts.images, area });
-  // one paper "millimetre" per pixel, 2 % margin
-  const margin = Math.min(width, height) * 0.02;
+  // one paper "millimetre" per pixel; a margin of 5 % of the shorter side (at least 8 px, at most a
+  // quarter of it) keeps what lies on the extents (and its line width) clear of the picture's edge
+  const short = Math.min(width, height);
+  const margin = Math.min(short / 4, Math.max(8, short * 0.05));
   const page = fitPage(opts.layout ?? 'Model', list, width, height, margin, area);
   if (opts.format === 'svg') return Buffer.from(pageToSvg(page, { pixelWidth: width, pixelHeight: height, minLineweight: 1, lineweightScale: 0 }), 'utf8');
   return pageToPng(page, { width, height, lineweightScale: 0 });

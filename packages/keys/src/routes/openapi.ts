@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { ApiKeyListItem, ApiKeyRecord, AuditLogEntry, CreatedApiKey, ErrorEnvelope, VerifyResult } from '../schemas.js';
 import { defineRoute, type RouteSpec } from './route.js';
 
 type JsonSchema = Record<string, unknown>;
@@ -77,11 +76,19 @@ export function buildOpenApiDocument(routes: RouteSpec<any, any>[], info: { vers
     info: {
       title: 'Linework API key service',
       version: info.version,
+      license: { name: 'MIT', identifier: 'MIT' },
       description:
         'Issues, lists, updates, revokes, removes and verifies API keys of a user in an organization. ' +
         'Every response carries `API-Version: 1`. Failures answer `{success:false, error}`.',
     },
-    tags: [{ name: 'API keys' }, { name: 'Audit' }, { name: 'Service' }],
+    // Relative: the paths start where the document was fetched from, whatever address and port the
+    // service was started on or is reached through.
+    servers: [{ url: '/', description: 'this service (the origin this document was fetched from)' }],
+    tags: [
+      { name: 'API keys', description: 'Keys of the caller in their organization, and their verification' },
+      { name: 'Audit', description: "The organization's audit log (ADMIN or higher)" },
+      { name: 'Service', description: 'Readiness and this description; no token needed' },
+    ],
     paths,
     components: {
       securitySchemes: {
@@ -97,14 +104,6 @@ export function buildOpenApiDocument(routes: RouteSpec<any, any>[], info: { vers
       },
       headers: {
         'API-Version': { description: 'Version of this interface', schema: { type: 'string', const: '1' } },
-      },
-      schemas: {
-        ApiKeyListItem: jsonSchema(ApiKeyListItem, 'output'),
-        ApiKeyRecord: jsonSchema(ApiKeyRecord, 'output'),
-        CreatedApiKey: jsonSchema(CreatedApiKey, 'output'),
-        VerifyResult: jsonSchema(VerifyResult, 'output'),
-        AuditLogEntry: jsonSchema(AuditLogEntry, 'output'),
-        Error: jsonSchema(ErrorEnvelope, 'output'),
       },
     },
   };
