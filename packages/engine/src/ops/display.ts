@@ -50,7 +50,10 @@ export const displayList = defineOp({
     const ext = model ? store.index.extents() : null;
     const tolerance = input.tolerance ?? (ext ? Math.max(ext.max[0] - ext.min[0], ext.max[1] - ext.min[1]) / 4000 || undefined : undefined);
     const list = renderLayout(store.doc, { layout: layout.name, baseDir, images, honorPlotFlag: false, background: input.background ?? DARK, tolerance, handles });
-    const enc = encodeDisplayList(list, { layout: layout.name, tolerance: list.tolerance ?? 0, origin: input.origin });
+    // text lower than two chords is unreadable where this tolerance is a third of a pixel: a finer
+    // regen (a screen zoomed in) brings it
+    const tol = list.tolerance ?? 0;
+    const enc = encodeDisplayList(list, { layout: layout.name, tolerance: tol, origin: input.origin, minTextHeight: 2 * tol });
     return { document_id: store.id, version: store.version, ...enc };
   },
 });

@@ -132,6 +132,8 @@ class U32 {
 export interface EncodeOptions {
   /** The render's chord tolerance, reported back. */
   tolerance: number;
+  /** Text lower than this (display units) is left out: too small to read at this resolution. */
+  minTextHeight?: number;
   /** Origin to use (keeps a part's coordinates in the frame of an earlier full list). */
   origin?: [number, number];
   layout: string;
@@ -194,9 +196,9 @@ export function encodeDisplayList(list: DisplayList, opts: EncodeOptions): Encod
       box[1] = Math.min(box[1], r.box[1] - oy);
       box[2] = Math.max(box[2], r.box[2] - ox);
       box[3] = Math.max(box[3], r.box[3] - oy);
+      const e = ent(list.prims[r.from]!.handle);
       for (let i = r.from; i < r.to; i++) {
         const p = list.prims[i]!;
-        const e = ent(p.handle);
         switch (p.kind) {
           case 'polyline':
             polyline(p, e, addSeg, addTri);
@@ -210,7 +212,7 @@ export function encodeDisplayList(list: DisplayList, opts: EncodeOptions): Encod
             break;
           }
           case 'text':
-            texts.push(text(p, e, ox, oy));
+            if (!(p.height < (opts.minTextHeight ?? 0))) texts.push(text(p, e, ox, oy));
             break;
           case 'image':
             images.push(image(p, e, ox, oy));
@@ -349,6 +351,13 @@ function subPaths(p: PolylinePrim): number[][] {
 
 function polyline(p: PolylinePrim, e: number, addSeg: AddSeg, addTri: AddTri): void {
   const color = rgba(p.color);
+  if (!p.breaks?.length && !p.dash && p.width === 0 && p.pts.length >= 4) {
+    // the common case, without copying the points
+    const pts = p.pts;
+    for (let i = 2; i < pts.length; i += 2) addSeg(pts[i - 2]!, pts[i - 1]!, pts[i]!, pts[i + 1]!, color, e, p.lw, p.clip);
+    if (p.closed) addSeg(pts[pts.length - 2]!, pts[pts.length - 1]!, pts[0]!, pts[1]!, color, e, p.lw, p.clip);
+    return;
+  }
   for (const pts of subPaths(p)) {
     if (p.width > 0) {
       wide(pts, p.width, color, e, p.clip, addTri);
