@@ -8,6 +8,7 @@ export { dictEntries, type DictEntry } from './defs/objects.js';
 export { readDxf, readDxfSync, type ReadOptions } from './reader/read.js';
 export { writeDxf, writeDxfWithResult, writeDxfChunks, saveDxf, saveDxfSync, type WriteOptions, type WriteResult } from './writer/write.js';
 export { writeFileAtomicSync, writeAll, removeStaleTempFiles } from './writer/atomic-file.js';
+export { ACI_RGB, nearestAci } from './convert/colors.js';
 export { convert, resolveVersion, type ConvertResult } from './convert/convert.js';
 export { newDocument } from './template/new-document.js';
 export { readTags, type ReadTagsOptions } from './tags/read-tags.js';

@@ -1,43 +1,15 @@
 // Reads a display-list frame ("LWDL", header length, JSON header, 8-byte aligned blobs) into typed
 // array views over the received bytes (no copies).
 
-export interface TextRec {
-  ent: number; text: string; x: number; y: number; height: number; em: number; rotation: number; width_factor: number;
-  oblique: number; align: 'left' | 'center' | 'right'; width: number; rgba: number; clip: number;
-  mirror_x: boolean; mirror_y: boolean; underline: boolean; overline: boolean; strike: boolean;
-}
+import type { EncodedDisplayList, EncodedImage, EncodedText } from '../../../engine/src/render/display-frame.js';
 
-export interface ImageRec {
-  ent: number; matrix: [number, number, number, number, number, number]; px_width: number; px_height: number;
-  mime: string; data: Uint8Array | null; clip: number;
-}
+export type TextRec = EncodedText;
+export type ImageRec = EncodedImage;
 
-export interface DisplayFrame {
+/** The `display_list` answer: the encoded list with the document and version it shows. */
+export interface DisplayFrame extends EncodedDisplayList {
   document_id: number;
   version: number;
-  layout: string;
-  background: number;
-  bounds: [number, number, number, number] | null;
-  origin: [number, number];
-  tolerance: number;
-  handles: string[];
-  layers: string[];
-  segments: number;
-  triangles: number;
-  seg_xy: Float32Array;
-  seg_rgba: Uint32Array;
-  seg_ent: Uint32Array;
-  seg_lw: Uint8Array;
-  seg_clip: Int16Array | null;
-  tri_xy: Float32Array;
-  tri_rgba: Uint32Array;
-  tri_ent: Uint32Array;
-  tri_clip: Int16Array | null;
-  texts: TextRec[];
-  images: ImageRec[];
-  clips: { rings: number[][]; parent: number }[];
-  /** Entity ranges in spatial tiles with their boxes (relative to `origin`). */
-  tiles: { ent_start: number; ent_end: number; box: [number, number, number, number] }[];
 }
 
 interface BlobRef { offset: number; bytes: number; type?: 'f32' | 'u32' | 'u8' | 'i16' }

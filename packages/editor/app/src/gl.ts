@@ -24,10 +24,10 @@ bool hidden(float flag) { return (int(flag + 0.5) & 4) != 0; }
 vec2 toClip(vec2 p) { return (p - u_center) * u_scale; }
 `;
 
-// Hairlines: GL_LINES over the display list's segment array as it is (x0 y0 x1 y1 per segment is
-// two vertices). SwiftShader draws instanced meshes one instance at a time, so the common path
-// uses plain vertex arrays; instancing is kept for lineweight quads only.
-const SEG_VS = `${COMMON}
+// Hairlines (GL_LINES) and fills (GL_TRIANGLES) over the display list's arrays as they are (x0 y0
+// x1 y1 per segment is two vertices). SwiftShader draws instanced meshes one instance at a time,
+// so the common path uses plain vertex arrays; instancing is kept for lineweight quads only.
+const FLAT_VS = `${COMMON}
 in vec2 a_pos;
 in vec4 a_color;
 in float a_flag;
@@ -59,16 +59,6 @@ void main() {
   vec2 base = (k == 0 || k == 2) ? a : b;
   vec2 off = (n * ((k < 2) ? h : -h) + t * ((k == 0 || k == 2) ? -h : h)) * u_px;
   gl_Position = vec4(base + off, 0.0, 1.0);
-}`;
-
-const TRI_VS = `${COMMON}
-in vec2 a_pos;
-in vec4 a_color;
-in float a_flag;
-out vec4 v_color;
-void main() {
-  v_color = tint(a_color, a_flag);
-  gl_Position = hidden(a_flag) ? vec4(2.0, 2.0, 2.0, 1.0) : vec4(toClip(a_pos), 0.0, 1.0);
 }`;
 
 const FLAT_FS = `#version 300 es
@@ -190,9 +180,9 @@ export interface Programs {
 
 export function programs(gl: WebGL2RenderingContext): Programs {
   return {
-    seg: compile(gl, SEG_VS, FLAT_FS, ['a_pos', 'a_color', 'a_flag'], []),
+    seg: compile(gl, FLAT_VS, FLAT_FS, ['a_pos', 'a_color', 'a_flag'], []),
     quad: compile(gl, QUAD_VS, FLAT_FS, ['a_seg', 'a_color', 'a_flag', 'a_lw'], ['u_lwpx']),
-    tri: compile(gl, TRI_VS, FLAT_FS, ['a_pos', 'a_color', 'a_flag'], []),
+    tri: compile(gl, FLAT_VS, FLAT_FS, ['a_pos', 'a_color', 'a_flag'], []),
     glyph: compile(gl, GLYPH_VS, GLYPH_FS, ['a_pos', 'a_uv', 'a_em', 'a_color', 'a_flag'], ['u_atlas', 'u_minpx']),
     image: compile(gl, IMAGE_VS, IMAGE_FS, ['a_corner'], ['u_m', 'u_size', 'u_tex']),
     stencil: compile(gl, STENCIL_VS, STENCIL_FS, ['a_pos'], []),

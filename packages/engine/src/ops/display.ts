@@ -8,12 +8,13 @@ import { linkedImages } from '../plot/linked-images.js';
 import { encodeDisplayList } from '../render/encode.js';
 import { findLayout } from '../render/layouts.js';
 import { renderLayout } from '../render/renderer.js';
-import { SNAP_MODES, entitiesInBox, pickAt, snapAt } from '../query/picks.js';
+import { PICK_FIELDS, SNAP_MODES, entitiesInBox, pickAt, snapAt } from '../query/picks.js';
 import { selectionEntry } from './entities.js';
 import { defineOp } from './types.js';
 import { point } from '../entities/create.js';
 
 const DARK = 0x212830;
+
 
 export const displayList = defineOp({
   name: 'display_list',
@@ -84,13 +85,7 @@ export const snap = defineOp({
 export const pick = defineOp({
   name: 'pick',
   summary: 'The visible entities a pick or a window / crossing box finds, without changing the selection: {point, aperture} or {window, crossing?} -> {handles}.',
-  input: z.object({
-    point: point.optional().describe('the visible entity nearest this point within `aperture`'),
-    aperture: z.number().min(0).optional().describe('pick radius in drawing units (default 0)'),
-    window: z.tuple([z.number(), z.number(), z.number(), z.number()]).optional().describe('[x1, y1, x2, y2]: the entities wholly inside'),
-    crossing: z.boolean().optional().describe('with window: also the entities the box crosses'),
-    layout: z.string().optional(),
-  }),
+  input: z.object({ point: point.optional().describe('the visible entity nearest this point within `aperture`'), ...PICK_FIELDS }),
   mutates: false,
   effect: 'read',
   permissions: ['drawings:read'],

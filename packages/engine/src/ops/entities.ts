@@ -9,7 +9,7 @@ import { deepClone } from '../store/clone.js';
 import { entityIndex } from '../store/access.js';
 import { buildEntity, createItem, point, to3, type CreateContext, type CreateItem } from '../entities/create.js';
 import { queryEntities } from '../query/entities.js';
-import { entitiesInBox, pickAt } from '../query/picks.js';
+import { PICK_FIELDS, entitiesInBox, pickAt } from '../query/picks.js';
 import { parseWhere } from '../query/where.js';
 import { attrDefs, attrValue, boundsJson, COMMON_ATTRS, entityJson, textOf } from '../query/serialize.js';
 import { blockOfEntity, entitiesOrThrow, entityOrThrow, findEntry } from '../model.js';
@@ -598,10 +598,7 @@ export const select = defineOp({
     handles: z.array(z.string()).optional(),
     mode: z.enum(['replace', 'add', 'remove', 'clear']).optional(),
     pick: point.optional().describe('the visible entity nearest this point within `aperture`'),
-    aperture: z.number().min(0).optional().describe('pick radius in drawing units (default 0)'),
-    window: z.tuple([z.number(), z.number(), z.number(), z.number()]).optional().describe('[x1, y1, x2, y2]: the entities wholly inside'),
-    crossing: z.boolean().optional().describe('with window: also the entities the box crosses'),
-    layout: z.string().optional().describe('layout of pick and window (default model space)'),
+    ...PICK_FIELDS,
   }),
   mutates: false,
   effect: 'change',

@@ -1,11 +1,20 @@
 // What a pointer means on a drawing: the entity under it (pick), the entities a window holds or
 // crosses, and the object snap it is near. One implementation for the graphical editor, the
 // command line and scripts: they call the `select` and `snap` ops, which call these.
+import { z } from 'zod';
 import { dxf, type Entity, type Primitive, type Vec3 } from '../dxf.js';
 import { findEntry } from '../model.js';
 import type { DocStore } from '../store/document-store.js';
 import { safeBox } from '../store/document-store.js';
 import { queryEntities } from './entities.js';
+
+/** How a pointer finds entities: shared by `pick` (no side effect) and `select` (sets the selection). */
+export const PICK_FIELDS = {
+  aperture: z.number().min(0).optional().describe('pick radius in drawing units (default 0)'),
+  window: z.tuple([z.number(), z.number(), z.number(), z.number()]).optional().describe('[x1, y1, x2, y2]: the entities wholly inside'),
+  crossing: z.boolean().optional().describe('with window: also the entities the box crosses'),
+  layout: z.string().optional().describe('layout of the pick or window (default model space)'),
+};
 
 /** Entities drawn on screen: not on layers that are off or frozen, not invisible. */
 export function visibleEntity(store: DocStore, e: Entity): boolean {
