@@ -101,9 +101,16 @@ async function frames(page: Page, step: string): Promise<{ pan: number[]; zoom: 
   })()`);
 }
 
+/** A fresh browser works for a while after it starts (GPU process, SwiftShader): let it settle before timing. */
+async function settleBrowser(page: Page): Promise<void> {
+  await page.goto('about:blank');
+  await new Promise((r) => setTimeout(r, 1500));
+}
+
 async function lineworkRun(file: string, label: string, browser: Browser, measureUpdate: boolean): Promise<Row> {
   const s: EditorServer = await startEditor(['--gui', '--root', dirname(file)], { LINEWORK_ROOT: '', LINEWORK_LOG_LEVEL: 'error' });
   const page = await browser.newPage({ viewport: VIEW });
+  await settleBrowser(page);
   try {
     // open: the server reads the drawing, the page loads, fetches the display list and draws
     const t0 = performance.now();
@@ -145,6 +152,7 @@ async function lineworkRun(file: string, label: string, browser: Browser, measur
 
 async function peerRun(file: string, label: string, browser: Browser, base: string): Promise<Row> {
   const page = await browser.newPage({ viewport: VIEW });
+  await settleBrowser(page);
   try {
     const t0 = performance.now();
     await page.goto(`${base}/peer/index.html?dxf=${encodeURIComponent(`${base}/files/${basename(file)}`)}`);

@@ -115,6 +115,7 @@ export class App {
 
   async refreshDocuments(): Promise<void> {
     const st = await this.api.get('/state');
+    performance.mark('linework:state');
     this.documents = (st.documents ?? []) as DocInfo[];
     const active = st.document_id as number | null;
     if (this.docId === null || !this.documents.some((d) => d.document_id === this.docId)) this.docId = active ?? this.documents[0]?.document_id ?? null;
@@ -158,8 +159,10 @@ export class App {
     }
     const bg = this.toggles.dark ? DARK_BG : LIGHT_BG;
     const [buf] = await Promise.all([this.api.displayList({ document_id: this.docId, layout: this.layout, background: bg }), this.fontReady]);
+    performance.mark('linework:display-list');
     const frame = decodeFrame(buf);
     const scene = new Scene(this.view.gl, this.atlas, frame);
+    performance.mark('linework:scene');
     scene.onImage = () => this.view.invalidate();
     this.setScenes(scene, null);
     this.view.background = bg;

@@ -274,7 +274,9 @@ export class Scene {
 
   /** Hides an entity's geometry (it changed or was erased). */
   remove(h: string): void {
-    this.dirtyBox(this.boxOf(h));
+    // an entity this scene never drew (a new one) leaves no pixels to clear
+    const box = this.boxOf(h);
+    if (box) this.dirtyBox(box);
     for (const r of this.ranges(h)) r.batch.flag(r.start, r.count, FLAG_HIDDEN, true);
     this.dynBoxes.delete(h);
     if (this.index().has(h)) this.gone.add(h);
@@ -343,7 +345,8 @@ export class Scene {
     const want = new Set(handles);
     for (const [h, bits] of this.flagged) {
       if (bits & bit && !want.has(h)) {
-        this.dirtyBox(this.boxOf(h));
+        const box = this.boxOf(h);
+        if (box) this.dirtyBox(box);
         for (const r of this.ranges(h)) r.batch.flag(r.start, r.count, bit, false);
         this.flagged.set(h, bits & ~bit);
       }
@@ -351,7 +354,8 @@ export class Scene {
     for (const h of want) {
       const bits = this.flagged.get(h) ?? 0;
       if (bits & bit) continue;
-      this.dirtyBox(this.boxOf(h));
+      const box = this.boxOf(h);
+      if (box) this.dirtyBox(box);
       for (const r of this.ranges(h)) r.batch.flag(r.start, r.count, bit, true);
       this.flagged.set(h, bits | bit);
     }

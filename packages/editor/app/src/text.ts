@@ -13,6 +13,7 @@ export async function loadFont(): Promise<void> {
   const face = new FontFace(FONT_FAMILY, `url(${fontUrl})`);
   await face.load();
   document.fonts.add(face);
+  performance.mark('linework:font');
 }
 
 interface Glyph {

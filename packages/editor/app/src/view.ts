@@ -82,6 +82,37 @@ export class View {
     gl.bufferData(gl.ARRAY_BUFFER, new Float32Array([0, 0, 1, 0, 0, 1, 1, 1]), gl.STATIC_DRAW);
     new ResizeObserver(() => this.resize()).observe(canvas);
     this.resize();
+    this.warmUp();
+  }
+
+  /**
+   * Draws one of everything into a scratch target while the page waits for its first display
+   * list: SwiftShader compiles a program's pipeline on its first draw, which would otherwise
+   * delay the first frame.
+   */
+  private warmUp(): void {
+    const gl = this.gl;
+    const p = this.progs;
+    const buf = gl.createBuffer()!;
+    gl.bindBuffer(gl.ARRAY_BUFFER, buf);
+    gl.bufferData(gl.ARRAY_BUFFER, new Float32Array(24), gl.STATIC_DRAW);
+    const tex = gl.createTexture()!;
+    gl.bindTexture(gl.TEXTURE_2D, tex);
+    gl.texImage2D(gl.TEXTURE_2D, 0, gl.RGBA8, 2, 2, 0, gl.RGBA, gl.UNSIGNED_BYTE, null);
+    const fbo = gl.createFramebuffer()!;
+    gl.bindFramebuffer(gl.FRAMEBUFFER, fbo);
+    gl.framebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.TEXTURE_2D, tex, 0);
+    gl.viewport(0, 0, 2, 2);
+    for (const [prog, mode, n] of [[p.seg, gl.LINES, 2], [p.tri, gl.TRIANGLES, 3], [p.glyph, gl.TRIANGLES, 3], [p.blit, gl.TRIANGLE_STRIP, 4], [p.image, gl.TRIANGLE_STRIP, 4]] as const) {
+      gl.useProgram(prog.prog);
+      for (const loc of Object.values(prog.loc)) if (loc >= 0) attr(gl, loc, buf, 1, gl.FLOAT, false, 0, 0, 0);
+      gl.drawArrays(mode, 0, n);
+      for (const loc of Object.values(prog.loc)) if (loc >= 0) gl.disableVertexAttribArray(loc);
+    }
+    gl.bindFramebuffer(gl.FRAMEBUFFER, null);
+    gl.deleteFramebuffer(fbo);
+    gl.deleteTexture(tex);
+    gl.deleteBuffer(buf);
   }
 
   resize(): void {

@@ -1958,9 +1958,17 @@ export function renderLayout(doc: DocumentApi, opts: RenderOptions = {}): Displa
   if (!isModel) viewportsOf(ctx, layout);
   const m = identity();
   const only = opts.handles;
-  for (const e of layout.block.entities) {
-    if (only && !only.has(e.handle)) continue;
-    drawEntity(ctx, e, m, null);
+  if (only && only.size * 8 < layout.block.entities.length) {
+    // a few entities of a large layout: found by handle, not by walking the layout
+    for (const h of only) {
+      const e = doc.get(h) as Entity | undefined;
+      if (e && doc.blockOf(h) === layout.block) drawEntity(ctx, e, m, null);
+    }
+  } else {
+    for (const e of layout.block.entities) {
+      if (only && !only.has(e.handle)) continue;
+      drawEntity(ctx, e, m, null);
+    }
   }
   if (ctx.infinite.length) {
     let area = opts.area && boundsValid(opts.area) ? opts.area : unionBounds(ctx.bounds, plotArea(doc, layout, isModel));
