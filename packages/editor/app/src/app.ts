@@ -119,8 +119,8 @@ export class App {
     this.documents = (st.documents ?? []) as DocInfo[];
     const active = st.document_id as number | null;
     if (this.docId === null || !this.documents.some((d) => d.document_id === this.docId)) this.docId = active ?? this.documents[0]?.document_id ?? null;
-    await this.refreshLayouts();
-    this.emit('docs');
+    // the layout tabs need not hold up the drawing
+    void this.refreshLayouts().then(() => this.emit('docs'));
   }
 
   async refreshLayouts(): Promise<void> {
@@ -168,9 +168,10 @@ export class App {
     this.view.background = bg;
     this.version = frame.version;
     if (fit) this.view.fit(frame.bounds);
-    await this.refreshSelection();
-    this.emit('layers');
+    // the drawing first; the selection's highlight and the panels follow
     this.view.invalidate();
+    this.emit('layers');
+    await this.refreshSelection();
     this.checkDetail();
   }
 
