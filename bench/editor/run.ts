@@ -1,6 +1,6 @@
 // The graphical editor against the field's WebGL reference, dxf-viewer (npm), in the same run and
-// the same browser (Debian chromium, headless, WebGL2 through SwiftShader): time from open to the
-// first frame, frame time while panning and zooming (each frame drawn and waited for with
+// the same browser (Debian chromium, headless, WebGL2 through SwiftShader): time from asking the
+// open editor (viewer) to open a file to its first frame, frame time while panning and zooming (each frame drawn and waited for with
 // a one-pixel readPixels), tab memory (PSS of the browser's processes, and the page's JS heap), and for
 // Linework the time from a client's POST /entities to the changed pixels on the 1M drawing.
 //
@@ -101,23 +101,25 @@ async function frames(page: Page, step: string): Promise<{ pan: number[]; zoom: 
   })()`);
 }
 
-/** A fresh browser works for a while after it starts (GPU process, SwiftShader): let it settle before timing. */
+/** Lets the page and the browser's GPU process finish their start-up work before timing. */
 async function settleBrowser(page: Page): Promise<void> {
-  await page.goto('about:blank');
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   await new Promise((r) => setTimeout(r, 1500));
 }
 
 async function lineworkRun(file: string, label: string, browser: Browser, measureUpdate: boolean): Promise<Row> {
   const s: EditorServer = await startEditor(['--gui', '--root', dirname(file)], { LINEWORK_ROOT: '', LINEWORK_LOG_LEVEL: 'error' });
   const page = await browser.newPage({ viewport: VIEW });
-  await settleBrowser(page);
   try {
-    // open: the server reads the drawing, the page loads, fetches the display list and draws
+    // the editor is open (on an untitled drawing); then a client opens the file
+    await page.goto(s.editorUrl);
+    await page.waitForFunction(() => (globalThis as any).linework?.drawn !== null && (globalThis as any).linework?.drawn !== undefined, null, { timeout: 60_000 });
+    await settleBrowser(page);
     const t0 = performance.now();
     const opened = await s.api.post('/api/v1/documents', { path: file });
     if (opened.status !== 201) throw new Error(`open: ${opened.text}`);
-    await page.goto(s.editorUrl);
-    await page.waitForFunction(() => (globalThis as any).linework?.ready === true && (globalThis as any).linework.frames > 0, null, { timeout: 600_000, polling: 10 });
+    const id = opened.json.document_id as number;
+    await page.waitForFunction((want) => (globalThis as any).linework.drawn === want, id, { timeout: 600_000, polling: 10 });
     await page.evaluate(() => (globalThis as any).linework.frameSync());
     const openMs = performance.now() - t0;
     const f = await frames(page, `(dx, dy, z) => { const v = window.linework.app.view; v.panBy(dx, dy); if (z !== 1) v.zoomAt(v.width / 2, v.height / 2, z); return window.linework.frameSync(); }`);
@@ -152,12 +154,13 @@ async function lineworkRun(file: string, label: string, browser: Browser, measur
 
 async function peerRun(file: string, label: string, browser: Browser, base: string): Promise<Row> {
   const page = await browser.newPage({ viewport: VIEW });
-  await settleBrowser(page);
   try {
+    // the viewer is open; then it loads the file (fetch, parse in its worker, build, first frame)
+    await page.goto(`${base}/peer/index.html`);
+    await page.waitForFunction(() => (globalThis as any).peer?.ready === true, null, { timeout: 60_000 });
+    await settleBrowser(page);
     const t0 = performance.now();
-    await page.goto(`${base}/peer/index.html?dxf=${encodeURIComponent(`${base}/files/${basename(file)}`)}`);
-    await page.waitForFunction(() => (globalThis as any).peer?.ready === true || (globalThis as any).peer?.error, null, { timeout: 600_000, polling: 10 });
-    const err = await page.evaluate(() => (globalThis as any).peer.error as string | null);
+    const err = await page.evaluate((url) => (globalThis as any).peer.load(url).then(() => null, (e: unknown) => String(e)), `${base}/files/${basename(file)}`);
     if (err) throw new Error(err);
     const openMs = performance.now() - t0;
     const f = await frames(page, '(dx, dy, z) => window.peer.frameSync(dx, dy, z)');

@@ -7,19 +7,25 @@ import DxfWorker from './worker.ts?worker';
 import fontUrl from 'dejavu-fonts-ttf/ttf/DejaVuSans.ttf?url';
 
 const params = new URLSearchParams(location.search);
-const t0 = performance.now();
 const viewer = new DxfViewer(document.getElementById('view')!, {
   clearColor: new three.Color('#212830'), autoResize: true, antialias: false, colorCorrection: true, preserveDrawingBuffer: true,
 });
 const hooks: Record<string, unknown> = { ready: false, error: null };
 (window as unknown as { peer: unknown }).peer = hooks;
-viewer.Load({ url: params.get('dxf')!, fonts: [fontUrl], workerFactory: () => new DxfWorker() }).then(() => {
+/** Opens a file in the loaded viewer: resolves with the ms until its first frame is drawn. */
+hooks.load = async (url: string): Promise<number> => {
+  const t0 = performance.now();
+  await viewer.Load({ url, fonts: [fontUrl], workerFactory: () => new DxfWorker() });
   const gl = viewer.GetRenderer()!.getContext();
   gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, new Uint8Array(4));
-  hooks.loadMs = performance.now() - t0;
-  const cam = viewer.GetCamera() as three.OrthographicCamera;
+  return performance.now() - t0;
+};
+(params.get('dxf') ? (hooks.load as (u: string) => Promise<number>)(params.get('dxf')!) : Promise.resolve(0)).then((ms) => {
+  hooks.loadMs = ms;
   /** Moves the view by (dx, dy) pixels and zooms by f, renders one frame and waits for the GPU. */
   hooks.frameSync = (dx: number, dy: number, f: number) => {
+    const gl = viewer.GetRenderer()!.getContext();
+    const cam = viewer.GetCamera() as three.OrthographicCamera;
     const t = performance.now();
     const w = (cam.right - cam.left) / cam.zoom;
     const px = w / viewer.GetCanvas().clientWidth;

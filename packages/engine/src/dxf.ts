@@ -46,6 +46,8 @@ export interface Transform2D {
 export interface DxfFunctions {
   newDocument(version?: string): DocumentApi;
   readDxf(path: string): Promise<DocumentApi>;
+  /** The same from bytes (a drawing held in memory). */
+  readDxfBytes(bytes: Uint8Array): Promise<DocumentApi>;
   writeDxf(doc: DocumentApi): Uint8Array;
   saveDxf(doc: DocumentApi, path: string, version?: string): Promise<SaveReport>;
   boundingBox(e: Entity, doc: DocumentApi): Box3 | null;
@@ -67,6 +69,7 @@ export const dxf: DxfFunctions = {
   // every record gets a handle, R12 drawings without $HANDLING included: the engine addresses,
   // indexes and edits entities by handle
   readDxf: async (path) => dxfReadDxf(path, { assignHandles: true }),
+  readDxfBytes: async (bytes) => dxfReadDxf(bytes, { assignHandles: true }),
   writeDxf: (d) => dxfWriteDxf(d as DxfDocument),
   saveDxf: async (d, path, version) => {
     const r = await dxfSaveDxf(d as DxfDocument, path, version ? { version } : {});

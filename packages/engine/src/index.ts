@@ -11,6 +11,7 @@ export { parsePoint, splitCommands } from './commands/parse.js';
 export { parseWhere } from './query/where.js';
 export { PLOT_USAGE, plotCommand } from './plot/cli.js';
 export { Workspace } from './workspace.js';
+export { warmUp } from './warm-up.js';
 export { AUTOSAVE_FOLDER, hasSavedSession, restoreSession, saveSession, type RestoreReport, type SessionManifest } from './session-file.js';
 
 import { Engine, type EngineOptions } from './engine.js';

@@ -3,7 +3,7 @@ import { statSync } from 'node:fs';
 import { delimiter, dirname, resolve } from 'node:path';
 import { removeStaleTempFiles } from '@linework/dxf';
 import type { DispatcherApi } from '@linework/engine';
-import { Workspace, createEngine } from '@linework/engine';
+import { Workspace, createEngine, warmUp } from '@linework/engine';
 import { PromptRelay, startEditorHost } from '@linework/editor';
 import { TokenCheck, resolveToken } from './auth.js';
 import type { Command, Io } from './cli.js';
@@ -139,6 +139,8 @@ export async function serve(cmd: Extract<Command, { kind: 'serve' }>, env: NodeJ
   // A generated token is printed once; a token chosen through SERVICE_API_TOKEN never is.
   if (auth && auth.token.source === 'generated') io.stderr.write(`token: ${auth.token.value}\n`);
   log.info({ http: cmd.http, tcp: cmd.tcp, stdio: cmd.stdio, mcp: cmd.mcp, session_id: api.sessionId, roots: workspace.roots }, 'linework ready');
+  // the first drawing a client opens then meets compiled code (see warm-up.ts)
+  if (cmd.http !== undefined || cmd.tcp !== undefined) setTimeout(() => void warmUp(), 0);
 
   const shutdown = async (): Promise<void> => {
     await Promise.allSettled(closers.map((c) => c()));

@@ -46,6 +46,8 @@ export class App {
   layout = 'Model';
   /** Document version the scene shows. */
   version = -1;
+  /** The drawing on screen and the frame count when it arrived (a later frame shows it). */
+  shown: { document_id: number; frame: number } | null = null;
   selection: string[] = [];
   toggles: Toggles = { grid: false, ortho: false, osnap: true, lwt: false, dark: true };
   readonly overlay: OverlayState = { cursor: null, pickBox: PICK_PX, crosshair: true, snap: null, window: null, bands: [], grid: null, dark: true };
@@ -167,6 +169,7 @@ export class App {
     this.setScenes(scene, null);
     this.view.background = bg;
     this.version = frame.version;
+    this.shown = { document_id: frame.document_id, frame: this.view.stats.frames };
     if (fit) this.view.fit(frame.bounds);
     // the drawing first; the selection's highlight and the panels follow
     this.view.invalidate();
@@ -259,8 +262,9 @@ export class App {
     this.cancelAsk();
     this.docId = id;
     this.layout = 'Model';
-    await this.refreshLayouts();
     this.emit('docs');
+    // the drawing first; its layout tabs follow
+    void this.refreshLayouts().then(() => this.emit('docs'));
     await this.reload(true);
   }
 
@@ -347,7 +351,9 @@ export class App {
         });
         break;
       case 'document_activated':
-        void this.refreshDocuments().then(() => (data.document_id !== null ? this.showDocument(data.document_id) : undefined));
+        // the drawing at once; the tabs as soon as the session's list arrives
+        if (data.document_id !== null) void this.showDocument(data.document_id).catch(() => undefined);
+        void this.refreshDocuments();
         break;
       case 'selection_changed':
         if (mine) void this.refreshSelection();

@@ -60,6 +60,8 @@ async function main(): Promise<void> {
     get version() { return app.version; },
     get selection() { return [...app.selection]; },
     get prompt() { return app.ask?.message ?? null; },
+    /** The document whose display list a frame has drawn, or null. */
+    get drawn() { return app.shown && app.view.stats.frames > app.shown.frame ? app.shown.document_id : null; },
     toScreen: (x: number, y: number) => app.view.toScreen(x, y),
     /** Draws one frame now and waits for the GPU: its time in ms. */
     frameSync: () => {
