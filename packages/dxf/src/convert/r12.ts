@@ -14,9 +14,10 @@ import type { DocumentApi } from '../document-api.js';
 import { ENTITY_COMMON } from '../entities/common.js';
 import { flatten } from '../geometry/query.js';
 import { boundingBox } from '../geometry/bbox.js';
-import { DEG, cross, isDefaultExtrusion, len, normalize, ocsAngle, ocsFromExtrusion, ocsToWcs, wcsToOcs } from '../geometry/vec.js';
+import { mtextFrame } from '../geometry/primitives.js';
+import { DEG, isDefaultExtrusion, len, ocsAngle, wcsToOcs } from '../geometry/vec.js';
 import { formatFloat } from '../tags/format.js';
-import type { DxfRecord, Entity, Tag, Vec3, XDataGroup } from '../types.js';
+import type { DxfRecord, Entity, Tag, XDataGroup } from '../types.js';
 import { nearestAci } from './colors.js';
 
 /** Conversions made, by kind ('LWPOLYLINE -> POLYLINE': 12). */
@@ -130,18 +131,8 @@ function fromMText(e: Entity): Entity[] {
   const lines = mtextParagraphs(String(a.text ?? ''));
   const step = (5 / 3) * ch * lsf;
   const h = ch + (lines.length - 1) * step;
-  const ap = Math.min(9, Math.max(1, num(a.attachment_point, 1)));
-  const col = (ap - 1) % 3;
-  const row = Math.floor((ap - 1) / 3);
+  const { col, row, ocs, xdir, ydir } = mtextFrame(e);
   const yTop = (row * h) / 2;
-  const ocs = ocsFromExtrusion(a.extrusion);
-  let xdir: Vec3;
-  if (Array.isArray(a.text_direction) && len(a.text_direction as number[]) > 0) xdir = normalize(a.text_direction as number[]);
-  else {
-    const r = num(a.rotation) * DEG;
-    xdir = ocsToWcs(ocs, [Math.cos(r), Math.sin(r), 0]);
-  }
-  const ydir = normalize(cross(ocs.uz, xdir));
   const ins = Array.isArray(a.insert) ? (a.insert as number[]) : [0, 0, 0];
   const rotation = (ocsAngle(ocs, xdir) / DEG + 360) % 360;
   const out: Entity[] = [];

@@ -110,6 +110,23 @@ export function textCornersOcs(e: Entity): [number, number, number][] {
   return [corner(x0, y0), corner(x0 + w, y0), corner(x0 + w, y0 + hh), corner(x0, y0 + hh)];
 }
 
+/**
+ * How an MTEXT sits: the column and row of its attachment point (0-2 each, from the top left),
+ * its OCS, and its text direction and up direction in WCS.
+ */
+export function mtextFrame(e: Entity): { col: number; row: number; ocs: Ocs; xdir: Vec3; ydir: Vec3 } {
+  const a = e.attrs;
+  const ap = Math.min(9, Math.max(1, num(a.attachment_point, 1)));
+  const ocs = ocsFromExtrusion(a.extrusion);
+  let xdir: Vec3;
+  if (Array.isArray(a.text_direction) && len(a.text_direction as number[]) > 0) xdir = normalize(a.text_direction as number[]);
+  else {
+    const r = num(a.rotation) * DEG;
+    xdir = ocsToWcs(ocs, [Math.cos(r), Math.sin(r), 0]);
+  }
+  return { col: (ap - 1) % 3, row: Math.floor((ap - 1) / 3), ocs, xdir, ydir: normalize(cross(ocs.uz, xdir)) };
+}
+
 /** The 4 WCS corners of an MTEXT box (estimated from the text when AutoCAD's extents are absent). */
 export function mtextCorners(e: Entity): Vec3[] {
   const a = e.attrs;
@@ -128,19 +145,9 @@ export function mtextCorners(e: Entity): Vec3[] {
   }
   let h = num(a.rect_height);
   if (!(h > 0)) h = ch * (1 + (lineCount - 1) * (5 / 3) * lsf);
-  const ap = Math.min(9, Math.max(1, num(a.attachment_point, 1)));
-  const col = (ap - 1) % 3;
-  const row = Math.floor((ap - 1) / 3);
+  const { col, row, xdir, ydir } = mtextFrame(e);
   const x0 = (-col * w) / 2;
   const yTop = (row * h) / 2;
-  const ocs = ocsFromExtrusion(a.extrusion);
-  let xdir: Vec3;
-  if (Array.isArray(a.text_direction) && len(a.text_direction as number[]) > 0) xdir = normalize(a.text_direction as number[]);
-  else {
-    const r = num(a.rotation) * DEG;
-    xdir = ocsToWcs(ocs, [Math.cos(r), Math.sin(r), 0]);
-  }
-  const ydir = normalize(cross(ocs.uz, xdir));
   const ins = vec3(a.insert);
   const P = (lx: number, ly: number): Vec3 => [
     ins[0] + xdir[0] * lx + ydir[0] * ly, ins[1] + xdir[1] * lx + ydir[1] * ly, ins[2] + xdir[2] * lx + ydir[2] * ly,
