@@ -23,14 +23,7 @@ from ezdxf.colors import aci2rgb
 from ezdxf.lldxf.tagger import ascii_tags_loader, tag_compiler
 from ezdxf.lldxf.tagwriter import TagCollector
 
-
-def layout_key(name):
-    n = name.upper()
-    if n in ("*MODEL_SPACE", "$MODEL_SPACE"):
-        return "*MODEL_SPACE"
-    if n in ("*PAPER_SPACE", "$PAPER_SPACE"):
-        return "*PAPER_SPACE"
-    return n
+from ezdxf_check import layout_key
 
 
 def r(v):

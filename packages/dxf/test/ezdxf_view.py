@@ -15,34 +15,16 @@ TagCollector, optional attributes included), with every handle-valued tag (5, 10
 points somewhere else does not. Floats are compared to 10 significant digits.
 """
 import json
+import re
 import sys
 from collections import Counter
 
-import ezdxf
-from ezdxf import recover
 from ezdxf.lldxf.tagwriter import TagCollector
-import re
+
+from ezdxf_check import layout_key, load
 
 ESCAPE = re.compile(r"\\U\+([0-9A-Fa-f]{4})")
 HANDLE_CODES = {5, 105, 1005} | set(range(320, 370)) | set(range(390, 400)) | {480, 481}
-
-
-def load(path):
-    try:
-        doc, auditor = recover.readfile(path)
-    except Exception:  # ezdxf 0.18's recover mode does not read binary DXF
-        doc = ezdxf.readfile(path)
-        auditor = doc.audit()
-    return doc, auditor
-
-
-def layout_key(name):
-    n = name.upper()
-    if n in ("*MODEL_SPACE", "$MODEL_SPACE"):
-        return "*MODEL_SPACE"
-    if n in ("*PAPER_SPACE", "$PAPER_SPACE"):
-        return "*PAPER_SPACE"
-    return n
 
 
 def sub_entities(e):
