@@ -127,7 +127,7 @@ export class Workspace {
     return target;
   }
 
-  /** A path named without the checks (relative to the primary root), for messages and defaults. */
+  /** The absolute path a client names (relative to the primary root), refused when empty, holding NUL, or outside every root by name (links are resolved by the callers). */
   private checkName(p: string, what: string): string {
     if (typeof p !== 'string' || p.length === 0) throw new OpError('invalid_path', `the ${what} path is empty`);
     if (p.includes('\u0000')) throw new OpError('invalid_path', `the ${what} path holds a NUL character`);

@@ -190,51 +190,70 @@ export function programs(gl: WebGL2RenderingContext): Programs {
   };
 }
 
-/** A GPU buffer with a CPU copy of its size, grown by doubling (appends re-upload nothing else). */
+/**
+ * A GPU buffer, either set once (a whole scene's array) or appended to. What is appended, and what
+ * is set with `keep`, is mirrored on the CPU in an array grown by doubling: a growth re-uploads
+ * from the mirror, and an append copies only its own bytes.
+ */
 export class GrowBuffer {
   readonly buf: WebGLBuffer;
-  capacity = 0;
   length = 0;
+  private mirror: Uint8Array | null = null;
 
   constructor(private readonly gl: WebGL2RenderingContext) {
     this.buf = gl.createBuffer()!;
   }
 
-  /** Replaces the content (a whole scene's array). */
-  set(data: ArrayBufferView): void {
+  /** Replaces the content; with `keep`, `data` becomes the CPU mirror (not copied). */
+  set(data: ArrayBufferView, keep = false): void {
     const gl = this.gl;
     gl.bindBuffer(gl.ARRAY_BUFFER, this.buf);
     gl.bufferData(gl.ARRAY_BUFFER, data, gl.STATIC_DRAW);
-    this.capacity = this.length = data.byteLength;
+    this.length = data.byteLength;
+    this.mirror = keep ? bytesOf(data) : null;
   }
 
   /** Appends bytes; returns their byte offset. */
-  append(data: ArrayBufferView, keep: () => ArrayBufferView): number {
+  append(data: ArrayBufferView): number {
     const gl = this.gl;
     const at = this.length;
     const need = at + data.byteLength;
+    if (at && !this.mirror) throw new Error('GrowBuffer: append to content set without keep');
     gl.bindBuffer(gl.ARRAY_BUFFER, this.buf);
-    if (need > this.capacity) {
-      // grown: the whole (small, dynamic) content is uploaded again from the caller's copy
-      this.capacity = Math.max(need, this.capacity * 2, 4096);
-      gl.bufferData(gl.ARRAY_BUFFER, this.capacity, gl.DYNAMIC_DRAW);
-      const old = keep();
-      if (old.byteLength) gl.bufferSubData(gl.ARRAY_BUFFER, 0, old);
+    let mirror = this.mirror;
+    if (!mirror || need > mirror.length) {
+      const grown = new Uint8Array(Math.max(need, (mirror?.length ?? 0) * 2, 4096));
+      if (mirror) grown.set(mirror.subarray(0, at));
+      mirror = this.mirror = grown;
+      gl.bufferData(gl.ARRAY_BUFFER, grown.byteLength, gl.DYNAMIC_DRAW);
+      if (at) gl.bufferSubData(gl.ARRAY_BUFFER, 0, grown, 0, at);
     }
+    mirror.set(bytesOf(data), at);
     gl.bufferSubData(gl.ARRAY_BUFFER, at, data);
     this.length = need;
     return at;
   }
 
-  write(byteOffset: number, data: ArrayBufferView): void {
+  /** The content's CPU mirror; after editing it, `flush` the edited byte range. */
+  get bytes(): Uint8Array {
+    if (!this.mirror) throw new Error('GrowBuffer: content set without keep has no CPU mirror');
+    return this.mirror.subarray(0, this.length);
+  }
+
+  /** Uploads bytes [from, to) of the mirror. */
+  flush(from: number, to: number): void {
     const gl = this.gl;
     gl.bindBuffer(gl.ARRAY_BUFFER, this.buf);
-    gl.bufferSubData(gl.ARRAY_BUFFER, byteOffset, data);
+    gl.bufferSubData(gl.ARRAY_BUFFER, from, this.bytes, from, to - from);
   }
 
   dispose(): void {
     this.gl.deleteBuffer(this.buf);
   }
+}
+
+function bytesOf(v: ArrayBufferView): Uint8Array {
+  return v instanceof Uint8Array ? v : new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
 }
 
 /** Binds a float attribute to a buffer (instanced unless divisor 0). */

@@ -23,11 +23,6 @@ class Batch {
   readonly lw: GrowBuffer | null;
   /** Elements (segments, triangles, characters). */
   count = 0;
-  /** CPU copies (dynamic batches keep all, for regrowth; static batches only the flags). */
-  geoCpu: Uint8Array = new Uint8Array(0);
-  colorCpu: Uint8Array = new Uint8Array(0);
-  lwCpu: Uint8Array = new Uint8Array(0);
-  flagsCpu: Uint8Array = new Uint8Array(0);
   /** Entity index per element (static batches: sorted, for binary search). */
   ent: Uint32Array = new Uint32Array(0);
   /** Clip index per element run: [start, count, clip]. */
@@ -54,38 +49,18 @@ class Batch {
     this.geo.set(geo);
     if (rgba) this.color.set(this.perVertex(rgba));
     if (this.lw && lw) this.lw.set(lw);
-    this.flagsCpu = new Uint8Array(count * this.k);
-    this.flags.set(this.flagsCpu);
+    // flags change after the load (hidden, selected): kept on the CPU too
+    this.flags.set(new Uint8Array(count * this.k), true);
     this.ent = ent.slice();
     this.runs = clipRuns(clip, 0, count);
   }
 
   append(geo: ArrayBufferView, rgba: Uint32Array | null, lw: Uint8Array | null, clip: Int16Array | null, count: number): number {
     const start = this.count;
-    const grow = (cpu: Uint8Array, add: ArrayBufferView): Uint8Array => {
-      const out = new Uint8Array(cpu.length + add.byteLength);
-      out.set(cpu);
-      out.set(new Uint8Array(add.buffer, add.byteOffset, add.byteLength), cpu.length);
-      return out;
-    };
-    const oldGeo = this.geoCpu;
-    this.geoCpu = grow(this.geoCpu, geo);
-    this.geo.append(geo, () => oldGeo);
-    if (rgba) {
-      const v = this.perVertex(rgba);
-      const old = this.colorCpu;
-      this.colorCpu = grow(this.colorCpu, v);
-      this.color.append(v, () => old);
-    }
-    if (this.lw && lw) {
-      const old = this.lwCpu;
-      this.lwCpu = grow(this.lwCpu, lw);
-      this.lw.append(lw, () => old);
-    }
-    const oldFlags = this.flagsCpu;
-    const zeros = new Uint8Array(count * this.k);
-    this.flagsCpu = grow(this.flagsCpu, zeros);
-    this.flags.append(zeros, () => oldFlags);
+    this.geo.append(geo);
+    if (rgba) this.color.append(this.perVertex(rgba));
+    if (this.lw && lw) this.lw.append(lw);
+    this.flags.append(new Uint8Array(count * this.k));
     this.count += count;
     this.runs.push(...clipRuns(clip, start, count));
     return start;
@@ -94,10 +69,10 @@ class Batch {
   /** Sets or clears a flag bit on elements [start, start + count). */
   flag(start: number, count: number, bit: number, on: boolean): void {
     if (count <= 0) return;
-    const f = this.flagsCpu;
+    const f = this.flags.bytes;
     const a = start * this.k, b = (start + count) * this.k;
     for (let i = a; i < b; i++) f[i] = on ? f[i]! | bit : f[i]! & ~bit;
-    this.flags.write(a, f.subarray(a, b));
+    this.flags.flush(a, b);
   }
 
   /** Elements of entity `e` in a static batch: [start, count]. */
