@@ -109,6 +109,16 @@ export interface OpDef<S extends z.ZodTypeAny = z.ZodTypeAny> {
   http: HttpRoute[];
   /** Exposed as an MCP tool (default true). */
   mcp?: boolean;
+  /**
+   * The shape of `result` in a success answer, said once: it types the OpenAPI answer and the
+   * tests check real answers against it. Absent: the result is described as a free object.
+   */
+  output?: z.ZodTypeAny;
+  /**
+   * The MCP tool that carries the op as one of its `action`s (documents, entities, query, blocks,
+   * layers, plot, modify, session, ...). Absent: the op's own tool, as today.
+   */
+  mcpGroup?: string;
 }
 
 /** What a transport needs of the engine: the catalogue (for routes, tools, docs) and dispatch. */
