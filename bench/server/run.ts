@@ -12,7 +12,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Sample, load as loadWith } from './load.js';
 
@@ -71,7 +71,8 @@ function entities(n: number, offset: number): unknown[] {
 const fmt = (n: number, d = 1): string => n.toFixed(d);
 
 async function main(): Promise<void> {
-  const linework = await startProcess([root + 'packages/server/bin/linework.js', '--http', '0'], { SERVICE_API_TOKEN: TOKEN, LINEWORK_LOG_LEVEL: 'warn' }, /127\.0\.0\.1:(\d+)\/api\/v1/);
+  // The workspace: the checkout and the temporary folder the 100k drawing is saved in.
+  const linework = await startProcess([root + 'packages/server/bin/linework.js', '--http', '0'], { SERVICE_API_TOKEN: TOKEN, LINEWORK_LOG_LEVEL: 'warn', LINEWORK_ROOT: [root, tmpdir()].join(delimiter) }, /127\.0\.0\.1:(\d+)\/api\/v1/);
   const bare = await startProcess(['--input-type=module', '-e', BARE], {}, /port (\d+)/);
   try {
     // Warm up both, then alternate one-second slices so both see the same machine load.
