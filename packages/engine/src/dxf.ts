@@ -7,7 +7,7 @@ export type {
   TableEntry, TableName, Table, Block, DxfObject, Diagnostic, DocumentApi,
 } from '@linework/dxf';
 export type { Primitive } from '@linework/dxf';
-export { ACI_RGB, DXF_VERSIONS, RELEASE_NAMES, flatten } from '@linework/dxf';
+export { ACI_RGB, DXF_VERSIONS, RELEASE_NAMES, flatten, getDef } from '@linework/dxf';
 import type { AttrDef, DocumentApi, Entity, Primitive, Vec3 } from '@linework/dxf';
 
 // ---- functions of @linework/dxf ----------------------------------------------------------------

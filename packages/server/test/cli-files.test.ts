@@ -109,6 +109,17 @@ describe('linework audit', () => {
     expect(refused.stderr).toMatch(/cannot write fixed\.dwg/);
     expect((await linework(['audit', 'missing.dxf'])).code).toBe(1);
   });
+
+  it('a damaged file (cut short) is an error, with or without --fix: exit 1', async () => {
+    const whole = readFileSync(join(FIXTURES, 'r2018.dxf'));
+    writeFileSync(join(dir, 'cut.dxf'), whole.subarray(0, whole.indexOf('ENTITIES') + 300));
+    const r = await linework(['audit', 'cut.dxf']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/damaged_input/);
+    const f = await linework(['audit', 'cut.dxf', '--fix', 'cut-fixed.dxf']);
+    expect(f.code).toBe(1);
+    expect(f.stdout).toMatch(/1 left; repaired drawing written to cut-fixed\.dxf/);
+  });
 });
 
 describe('several files per run', () => {

@@ -1,19 +1,23 @@
-// AUDIT after ezdxf's auditor: coded findings on owners, table references, handles, groups and
-// dictionaries; `fix: true` repairs them as one undo step.
+// AUDIT after ezdxf's auditor: coded findings on what reading repaired, owners, table references,
+// handles, groups, dictionaries and record-level validity (audit-checks.ts); `fix: true` repairs
+// them as one undo step.
 import { z } from 'zod';
 import type { DocumentApi, DxfRecord, Entity } from '../dxf.js';
 import type { Transaction } from '../store/document-store.js';
 import { findEntry, tableEntries } from '../model.js';
 import { dictEntries, groupHandles, groups, setDictEntry, setGroupHandles } from '../store/objects.js';
 import { defineOp } from './types.js';
+import { extraChecks, type ExtraFindingCode } from './audit-checks.js';
 
 export interface Finding {
-  code: 'bad_owner' | 'missing_layer' | 'missing_linetype' | 'missing_style' | 'missing_block' | 'duplicate_handle' | 'broken_group' | 'broken_dictionary';
+  code: 'bad_owner' | 'missing_layer' | 'missing_linetype' | 'missing_style' | 'missing_block' | 'duplicate_handle' | 'broken_group' | 'broken_dictionary' | ExtraFindingCode;
   handle: string;
   message: string;
   fix: string;
   /** Repairs the finding inside a transaction. */
   apply?: (tx: Transaction) => void;
+  /** Repaired by reading already: saving writes the repaired drawing. */
+  repairedOnRead?: boolean;
 }
 
 const SPECIAL_LT = new Set(['bylayer', 'byblock', 'continuous']);
@@ -72,7 +76,12 @@ export function audit(doc: DocumentApi): Finding[] {
         for (const x of [e, ...(e.children ?? [])]) {
           const st = x.attrs.style;
           if (typeof st === 'string' && !styles.has(st.toLowerCase())) {
-            out.push({ code: 'missing_style', handle: x.handle, message: `text style ${st} of ${x.type} ${x.handle} is not in the STYLE table`, fix: 'set style to Standard', apply: (tx) => { tx.touch(e); x.attrs.style = 'Standard'; } });
+            out.push({ code: 'missing_style', handle: x.handle, message: `text style ${st} of ${x.type} ${x.handle} is not in the STYLE table`, fix: 'set style to Standard', apply: (tx) => {
+              // Standard exists in every drawing AutoCAD writes; one read without it gets it back.
+              if (!findEntry(tx.doc, 'STYLE', 'Standard')) tx.addTableEntry('STYLE', 'Standard', { font: 'txt' });
+              tx.touch(e);
+              x.attrs.style = 'Standard';
+            } });
           }
         }
       }
@@ -102,12 +111,18 @@ export function audit(doc: DocumentApi): Finding[] {
       }
     }
   }
+  out.push(...extraChecks(doc));
   return out;
+}
+
+/** Findings that a repair leaves: read repairs are written away by saving. */
+function left(findings: Finding[]): number {
+  return findings.filter((f) => !f.repairedOnRead).length;
 }
 
 export const auditOp = defineOp({
   name: 'audit',
-  summary: 'Checks the drawing (bad_owner, missing_layer, missing_linetype, missing_style, missing_block, duplicate_handle, broken_group, broken_dictionary); fix repairs as one undo step.',
+  summary: 'Checks the drawing as ezdxf\'s auditor does (read_repair, damaged_input, bad_owner, invalid_owner, dictionary_entry_owner, missing_layer, missing_linetype, missing_style, missing_block, missing_dimension_block, duplicate_handle, broken_group, empty_group, broken_dictionary, invalid_extrusion, invalid_transparency, invalid_ellipse, invalid_vertex_count, not_graphical, empty_mlinestyle); fix repairs as one undo step.',
   input: z.object({ fix: z.boolean().optional() }),
   mutates: true,
   effect: 'change',
@@ -119,7 +134,9 @@ export const auditOp = defineOp({
     const findings = audit(tx.doc);
     let fixed = 0;
     if (input.fix) {
-      for (const f of findings) if (f.apply) { f.apply(tx); fixed++; }
+      for (const f of findings) {
+        if (f.apply) { f.apply(tx); fixed++; } else if (f.repairedOnRead) fixed++;
+      }
     }
     const counts: Record<string, number> = {};
     for (const f of findings) counts[f.code] = (counts[f.code] ?? 0) + 1;
@@ -128,7 +145,7 @@ export const auditOp = defineOp({
       counts,
       fixed,
       findings: findings.slice(0, 1000).map(({ code, handle, message, fix }) => ({ code, handle, message, fix })),
-      remaining: input.fix ? audit(tx.doc).length : findings.length,
+      remaining: input.fix ? left(audit(tx.doc)) : findings.length,
     };
   },
 });

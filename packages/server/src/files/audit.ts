@@ -7,12 +7,15 @@ import { appVersion } from '../version.js';
 import type { CommandIo } from './commands.js';
 
 export const AUDIT_USAGE = `usage: linework audit FILE [--fix OUT.dxf] [--json]
-  Checks a drawing as the engine's audit op does: entity owners, layer, linetype, text style and
-  block references, duplicate handles, groups and dictionaries.
+  Checks a drawing as the engine's audit op does, after ezdxf's auditor: what reading repaired or
+  lost, owners of entities, objects and dictionary entries, layer, linetype, text style and block
+  references, DIMENSION geometry blocks, duplicate handles, groups and dictionaries, extrusion
+  vectors, transparency, ellipse ratios, LEADER vertices, MLINE styles, non-graphical entities.
   --fix OUT   repair what can be repaired and save the repaired drawing to OUT (DXF)
   --json      the findings as one JSON object on stdout
 Exit code: 0 when the drawing has no errors (with --fix: none left after repair), 1 when it has
-errors or cannot be read, 2 for a bad command line.`;
+errors, is damaged (records lost while reading: no fix brings them back) or cannot be read, 2 for
+a bad command line.`;
 
 interface AuditResult {
   count: number;
