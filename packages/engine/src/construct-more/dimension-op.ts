@@ -146,7 +146,8 @@ function angular(tx: Transaction, input: DimensionInput, pos: V, pts: V[], d: Di
     }
     const hit = cands.find((c) => within(q, c.d1, c.d2)) ?? cands[0]!;
     const reach = (l: [V, V], dir: V) => Math.max(0, ...l.map((p) => (p[0] - vx[0]) * dir[0] + (p[1] - vx[1]) * dir[1]));
-    const fromA = hit.d1 === n1 || (hit.d1[0] === -n1[0] && hit.d1[1] === -n1[1]);
+    // the first leg lies along line 1 when it is parallel to it
+    const fromA = Math.abs(hit.d1[0] * n1[1] - hit.d1[1] * n1[0]) < 1e-9;
     const [la, lb] = fromA ? [l1, l2] : [l2, l1];
     // the definition keeps each line's points ordered along the leg measured
     const along = (l: [V, V], dir: V): [V, V] => ((l[1][0] - l[0][0]) * dir[0] + (l[1][1] - l[0][1]) * dir[1] >= 0 ? [l[0], l[1]] : [l[1], l[0]]);

@@ -46,7 +46,9 @@ export function formatLength(v: number, d: DimVars): string {
 }
 
 export function formatAngle(deg: number, d: DimVars): string {
-  return `${zeros(deg.toFixed(d.adec), d.azin).replace('.', d.dsep)}%%d`;
+  // DIMAZIN: 1 suppresses leading zeros, 2 trailing ones (DIMZIN's 4 and 8)
+  const zin = (d.azin & 1 ? 4 : 0) | (d.azin & 2 ? 8 : 0);
+  return `${zeros(deg.toFixed(d.adec), zin).replace('.', d.dsep)}%%d`;
 }
 
 function zeros(text: string, zin: number): string {
