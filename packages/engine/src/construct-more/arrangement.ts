@@ -47,26 +47,29 @@ export function buildArrangement(segs: Seg[], eps: number): Arrangement {
   const cuts = splitParams(segs, eps);
   const xs: number[] = [];
   const ys: number[] = [];
-  const grid = new Map<string, number[]>();
+  // points closer than eps are one vertex: a hash grid of cells 4 eps wide (numeric keys;
+  // colliding cells are told apart by the coordinate check)
+  const grid = new Map<number, number[]>();
   const cell = eps * 4;
+  const key = (gx: number, gy: number) => (Math.imul(gx | 0, 73856093) ^ Math.imul(gy | 0, 19349663)) >>> 0;
   const vertexAt = (x: number, y: number): number => {
     const gx = Math.floor(x / cell), gy = Math.floor(y / cell);
     for (let dx = -1; dx <= 1; dx++) for (let dy = -1; dy <= 1; dy++) {
-      const list = grid.get(`${gx + dx},${gy + dy}`);
+      const list = grid.get(key(gx + dx, gy + dy));
       if (!list) continue;
       for (const v of list) if (Math.abs(xs[v]! - x) <= eps && Math.abs(ys[v]! - y) <= eps) return v;
     }
     const id = xs.length;
     xs.push(x);
     ys.push(y);
-    const key = `${gx},${gy}`;
-    const l = grid.get(key);
+    const k = key(gx, gy);
+    const l = grid.get(k);
     if (l) l.push(id);
-    else grid.set(key, [id]);
+    else grid.set(k, [id]);
     return id;
   };
   // undirected edges, deduplicated (curves drawn twice, overlapping collinear pieces)
-  const seen = new Map<string, number>();
+  const seen = new Map<number, number>();
   const und: { a: number; b: number; src: number }[] = [];
   for (let i = 0; i < segs.length; i++) {
     const s = segs[i]!;
@@ -76,9 +79,9 @@ export function buildArrangement(segs: Seg[], eps: number): Arrangement {
       if (t <= 0) continue;
       const v = t >= 1 ? vertexAt(s.bx, s.by) : vertexAt(s.ax + (s.bx - s.ax) * t, s.ay + (s.by - s.ay) * t);
       if (v !== prev) {
-        const key = prev < v ? `${prev},${v}` : `${v},${prev}`;
-        if (!seen.has(key)) {
-          seen.set(key, und.length);
+        const k = prev < v ? prev * 4294967296 + v : v * 4294967296 + prev;
+        if (!seen.has(k)) {
+          seen.set(k, und.length);
           und.push({ a: prev, b: v, src: s.src });
         }
       }
@@ -86,9 +89,9 @@ export function buildArrangement(segs: Seg[], eps: number): Arrangement {
     }
     const end = vertexAt(s.bx, s.by);
     if (end !== prev) {
-      const key = prev < end ? `${prev},${end}` : `${end},${prev}`;
-      if (!seen.has(key)) {
-        seen.set(key, und.length);
+      const k = prev < end ? prev * 4294967296 + end : end * 4294967296 + prev;
+      if (!seen.has(k)) {
+        seen.set(k, und.length);
         und.push({ a: prev, b: end, src: s.src });
       }
     }

@@ -21,7 +21,7 @@ export type BulgeLoop = [number, number, number][];
 
 const BOUNDARY_TYPES = new Set(['LINE', 'ARC', 'CIRCLE', 'ELLIPSE', 'LWPOLYLINE', 'POLYLINE', 'SPLINE']);
 /** Chord tolerance of the flattening, relative to each curve's radius or size. */
-const REL_TOL = 1e-4;
+const REL_TOL = 1e-3;
 /** At most this many segments are arranged; beyond, the search stops (no_boundary). */
 const MAX_SEGMENTS = 400000;
 
@@ -46,7 +46,9 @@ export function boundaryAt(store: DocStore, p: [number, number]): BoundaryResult
     examined = found.examined;
     if (found.loops) return { loops: found.loops, examined };
     if (h >= far || found.tooMany) break;
-    h *= 4;
+    // a face that reaches out of the window can only shrink once the window holds its box: that
+    // window is the last one needed; without a face the window grows fourfold
+    h = found.reach > h ? Math.min(found.reach * 1.01, far * 1.01) : h * 4;
   }
   throw noBoundary(p, gapMessage(last, p));
 }
@@ -78,7 +80,7 @@ function gapMessage(arr: Arrangement | null, p: readonly number[]): string {
   return `the nearest gap is between (${fmt(best[0])}, ${fmt(best[1])}) and (${fmt(other[0])}, ${fmt(other[1])}), ${fmt(od)} apart`;
 }
 
-function tryWindow(store: DocStore, p: [number, number], h: number): { loops: BulgeLoop[] | null; arr: Arrangement; examined: number; tooMany: boolean } {
+function tryWindow(store: DocStore, p: [number, number], h: number): { loops: BulgeLoop[] | null; arr: Arrangement; examined: number; tooMany: boolean; reach: number } {
   const x0 = p[0] - h, y0 = p[1] - h, x1 = p[0] + h, y1 = p[1] + h;
   const hits = store.index.search(x0, y0, x1, y1);
   const sources: Source[] = [];
@@ -101,12 +103,13 @@ function tryWindow(store: DocStore, p: [number, number], h: number): { loops: Bu
   const arr = buildArrangement(segs, eps);
   const tooMany = segs.length > MAX_SEGMENTS;
   const face = faceAt(arr, p[0], p[1]);
-  if (!face) return { loops: null, arr, examined, tooMany };
+  if (!face) return { loops: null, arr, examined, tooMany, reach: 0 };
   // the face must lie inside the window, else a curve outside it might cut the face
-  if (face.minX <= x0 || face.maxX >= x1 || face.minY <= y0 || face.maxY >= y1) return { loops: null, arr, examined, tooMany };
+  const reach = Math.max(p[0] - face.minX, face.maxX - p[0], p[1] - face.minY, face.maxY - p[1]);
+  if (face.minX <= x0 || face.maxX >= x1 || face.minY <= y0 || face.maxY >= y1) return { loops: null, arr, examined, tooMany, reach };
   const loops: BulgeLoop[] = [cycleLoop(arr, face, sources)];
   for (const c of islandsOf(arr, face)) loops.push(cycleLoop(arr, c, sources));
-  return { loops, arr, examined, tooMany };
+  return { loops, arr, examined, tooMany, reach };
 }
 
 /** The outlines of the pieces inside the face (not touching it). */
