@@ -43,7 +43,7 @@ async function measure(e: Engine, drawing: string, point: [number, number]): Pro
     const wall = performance.now() - t0;
     const c = process.cpuUsage(c0);
     const h = (r.created as string[])[0]!;
-    paths = ((store.doc.get(h) as { attrs: { paths: unknown[] } }).attrs.paths).length;
+    paths = ((store.doc.get(h) as unknown as { attrs: { paths: unknown[] } }).attrs.paths).length;
     await call(e, 'undo', {});
     if (i >= WARM) {
       walls.push(wall);

@@ -1,8 +1,17 @@
 // hatch by point and by boundary: the region found around a point (islands as holes, normal
 // style), exact areas, gaps reported, the spatial index keeping the search local, undo, ezdxf.
-import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { active, dump, engine, fails, ok } from './helpers.js';
-import { loopArea } from '../src/construct-more/boundary.js';
+import { boundaryAt, loopArea } from '../src/construct-more/boundary.js';
+
+const python = process.env.LINEWORK_PYTHON ?? '/usr/bin/python3';
+const hasEzdxf = existsSync(python) && spawnSync(python, ['-c', 'import ezdxf'], { encoding: 'utf8' }).status === 0;
+const dir = mkdtempSync(join(tmpdir(), 'linework-hatch-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 type Loop = [number, number, number][];
 
@@ -74,5 +83,61 @@ describe('hatch by point', () => {
     const r = await fails(e, 'hatch', { point: [5, 5] }, 'no_boundary');
     expect(r.error).toMatch(/gap is between \(0, 0\.5\) and \(0, 0\), 0\.5 apart/);
     expect(dump(active(e).doc)).toBe(before);
+  });
+});
+
+describe('hatch by boundary, locality, files', () => {
+  it('hatches closed entities, the inner ones as holes; refuses open and unsupported ones', async () => {
+    const e = engine();
+    const [sq, c, el, open, line] = (await ok(e, 'entities_create', { entities: [
+      { type: 'LWPolyline', points: [[0, 0], [10, 0], [10, 10], [0, 10]], closed: true },
+      { type: 'Circle', center: [3, 3], radius: 1 },
+      { type: 'Ellipse', center: [7, 7], major_axis: [2, 0], ratio: 0.5 },
+      { type: 'LWPolyline', points: [[20, 0], [30, 0], [30, 10]] },
+      { type: 'Line', start: [0, 20], end: [5, 20] },
+    ] })).handles;
+    const r = await ok(e, 'hatch', { boundary: [c, sq, el], pattern: 'SOLID' });
+    // the ellipse is flattened within a millionth of its size
+    expect(hatchArea(e, r.created[0])).toBeCloseTo(100 - Math.PI - Math.PI * 2 * 1, 4);
+    const before = dump(active(e).doc);
+    await fails(e, 'hatch', { boundary: [open] }, 'not_closed');
+    await fails(e, 'hatch', { boundary: [line] }, 'unsupported_entity');
+    await fails(e, 'hatch', { boundary: [sq], pattern: 'NO_SUCH' }, 'unknown_pattern');
+    await fails(e, 'hatch', { boundary: [sq], point: [1, 1] }, 'invalid_request');
+    await fails(e, 'hatch', { point: [1, NaN] }, 'invalid_request');
+    await fails(e, 'hatch', { boundary: [sq], layer: 'NOPE' }, 'unknown_layer');
+    expect(dump(active(e).doc)).toBe(before);
+  });
+
+  it('reads only the entities near the point (the spatial index), and ezdxf reads the result', async () => {
+    const e = engine();
+    const entities: Record<string, unknown>[] = [];
+    for (let i = 0; i < 20; i++) for (let j = 0; j < 20; j++) {
+      const x = i * 12, y = j * 10;
+      entities.push({ type: 'LWPolyline', points: [[x, y], [x + 10, y], [x + 10, y + 8], [x, y + 8]], closed: true });
+      entities.push({ type: 'Circle', center: [x + 5, y + 4], radius: 1 });
+    }
+    await ok(e, 'entities_create', { entities });
+    const p: [number, number] = [10 * 12 + 1, 10 * 10 + 1];
+    const found = boundaryAt(active(e), p);
+    expect(found.examined).toBeLessThan(40);
+    const r = await ok(e, 'hatch', { point: p, pattern: 'ANSI37', scale: 0.5, angle: 30 });
+    expect(hatchArea(e, r.created[0])).toBeCloseTo(80 - Math.PI, 9);
+    const path = join(dir, 'hatched.dxf');
+    await ok(e, 'save', { path });
+    if (!hasEzdxf) return;
+    const audit = spawnSync(python, [new URL('./ezdxf_audit.py', import.meta.url).pathname, path], { encoding: 'utf8' });
+    expect(JSON.parse(audit.stdout)).toMatchObject({ errors: 0, fixes: 0 });
+    // ezdxf sees the same boundary: its paths' vertices and bulges
+    const py = [
+      'import ezdxf, sys, json',
+      'doc = ezdxf.readfile(sys.argv[1])',
+      'h = doc.modelspace().query("HATCH")[0]',
+      'print(json.dumps({"pattern": h.dxf.pattern_name, "paths": [[list(v) for v in p.vertices] for p in h.paths]}))',
+    ].join('\n');
+    const out = JSON.parse(spawnSync(python, ['-c', py, path], { encoding: 'utf8' }).stdout);
+    expect(out.pattern).toBe('ANSI37');
+    const area = (out.paths as number[][][]).reduce((s, l) => s + loopArea(l.map((v) => [v[0]!, v[1]!, v[2]!])), 0);
+    expect(area).toBeCloseTo(80 - Math.PI, 9);
   });
 });
