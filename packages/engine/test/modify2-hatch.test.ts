@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { active, dump, engine, fails, ok } from './helpers.js';
+import { Workspace } from '../src/index.js';
 import { boundaryAt, loopArea } from '../src/construct-more/boundary.js';
 
 const python = process.env.LINEWORK_PYTHON ?? '/usr/bin/python3';
@@ -139,5 +140,24 @@ describe('hatch by boundary, locality, files', () => {
     expect(out.pattern).toBe('ANSI37');
     const area = (out.paths as number[][][]).reduce((s, l) => s + loopArea(l.map((v) => [v[0]!, v[1]!, v[2]!])), 0);
     expect(area).toBeCloseTo(80 - Math.PI, 9);
+  });
+});
+
+const corpus = process.env.LINEWORK_DXF_CORPUS;
+const floorplan = corpus ? join(corpus, 'skydxf__floorplan.dxf') : '';
+describe.skipIf(!corpus || !existsSync(floorplan))('hatch on the corpus floor plan (LINEWORK_DXF_CORPUS)', () => {
+  it('hatches a room by a point inside it, reading a fraction of the plan', async () => {
+    const e = engine({ workspace: new Workspace([corpus!, tmpdir()]) });
+    await ok(e, 'document_open', { path: floorplan });
+    const p: [number, number] = [-403, 263];
+    const found = boundaryAt(active(e), p);
+    expect(found.examined).toBeLessThan(active(e).doc.modelSpace().entities.length);
+    const r = await ok(e, 'hatch', { point: p, pattern: 'ANSI31' });
+    const area = hatchArea(e, r.created[0]);
+    // a room of about 60 x 59 drawing units
+    expect(area).toBeGreaterThan(1000);
+    expect(area).toBeLessThan(60 * 60);
+    const b = active(e).index.box(r.created[0])!;
+    expect(b.minX <= p[0] && p[0] <= b.maxX && b.minY <= p[1] && p[1] <= b.maxY).toBe(true);
   });
 });
