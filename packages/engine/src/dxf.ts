@@ -92,3 +92,6 @@ export const dxf: DxfFunctions = {
   flatten: (e, t, d) => dxfFlatten(e, t, d),
   flattenPrim: (p, t) => dxfFlattenPrim(p, t),
 };
+
+// ---- geometry the construct/modify ops build on (explode, mirror, dimensions) ---------------------
+export { Matrix44, insertMatrices, transformEntity, bulgeToArc, ocsFromExtrusion, ocsToWcs, wcsToOcs, mtextPlainLines } from '@linework/dxf';

@@ -60,6 +60,14 @@ const PERMISSIONS: Record<string, string[]> = {
   pick: ['drawings:read'],
   answer: ['drawings:read'],
   layer_set: ['layers:write'],
+  // construct and modify operations (2)
+  explode: ['drawings:write'],
+  mirror: ['drawings:write'],
+  scale: ['drawings:write'],
+  array: ['drawings:write'],
+  stretch: ['drawings:write'],
+  hatch: ['drawings:write'],
+  dimension_create: ['drawings:write'],
 };
 
 const engine = new Engine({ empty: true });

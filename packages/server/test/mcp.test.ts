@@ -26,6 +26,7 @@ const EFFECTS: Record<string, 'read' | 'change' | 'write_files' | 'discard'> = {
   group_create: 'change', xdata_set: 'change', xdata_delete: 'change', block_define: 'change', block_delete: 'change',
   block_rename: 'change', purge: 'change', embed_image: 'change', command: 'change', audit: 'change',
   pick: 'read', layer_set: 'change',
+  explode: 'change', mirror: 'change', scale: 'change', array: 'change', stretch: 'change', hatch: 'change', dimension_create: 'change',
   save: 'write_files', plot: 'write_files', wblock: 'write_files',
   document_close: 'discard',
 };

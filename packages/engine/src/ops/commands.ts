@@ -12,6 +12,7 @@ import { changeLayer } from './layers.js';
 import { undoRedo } from './documents.js';
 import { writeSysvar } from './sysvars.js';
 import { defineOp, type OpContext } from './types.js';
+import { MORE_ALIASES, MORE_COMMANDS } from '../construct-more/commands.js';
 
 interface CmdState {
   ctx: OpContext;
@@ -30,9 +31,13 @@ const ALIASES: Record<string, string> = {
   M: 'MOVE', CO: 'COPY', CP: 'COPY', RO: 'ROTATE', SC: 'SCALE', MI: 'MIRROR', LA: 'LAYER', '-LAYER': 'LAYER',
   I: 'INSERT', '-INSERT': 'INSERT', U: 'UNDO', PU: 'PURGE', '-PURGE': 'PURGE', REN: 'RENAME', '-RENAME': 'RENAME',
   PO: 'POINT', Z: 'ZOOM',
+  ...MORE_ALIASES,
 };
 
-export const COMMANDS = ['LINE', 'CIRCLE', 'ARC', 'PLINE', 'TEXT', 'POINT', 'ERASE', 'MOVE', 'COPY', 'ROTATE', 'SCALE', 'MIRROR', 'LAYER', 'INSERT', 'UNDO', 'REDO', 'PURGE', 'RENAME', 'ZOOM'];
+export const COMMANDS = [
+  'LINE', 'CIRCLE', 'ARC', 'PLINE', 'TEXT', 'POINT', 'ERASE', 'MOVE', 'COPY', 'ROTATE', 'LAYER', 'INSERT', 'UNDO', 'REDO', 'PURGE', 'RENAME', 'ZOOM',
+  ...Object.keys(MORE_COMMANDS),
+];
 
 export const command = defineOp({
   name: 'command',
@@ -148,6 +153,8 @@ function selection(state: CmdState, t: Tokens, stopWords: string[] = []): Entity
 }
 
 function run(state: CmdState, tx: Transaction, cmd: string, t: Tokens): CmdResult {
+  const more = MORE_COMMANDS[cmd];
+  if (more) return { ...more(state, tx, t) };
   switch (cmd) {
     case 'LINE': {
       const pts: Vec[] = [pt(state, t.next())];
@@ -256,24 +263,6 @@ function run(state: CmdState, tx: Transaction, cmd: string, t: Tokens): CmdResul
       const base = pt(state, t.next());
       const angle = t.number('the rotation angle');
       return { command: cmd, handles: list.map((e) => transformInPlace(tx, e, { kind: 'rotate', base, angle }).handle) };
-    }
-    case 'SCALE': {
-      const list = selection(state, t);
-      const base = pt(state, t.next());
-      const factor = t.number('the scale factor');
-      if (!(factor > 0)) throw new OpError('invalid_command', 'SCALE: the factor must be greater than 0');
-      return { command: cmd, handles: list.map((e) => transformInPlace(tx, e, { kind: 'scale', base, factor }).handle) };
-    }
-    case 'MIRROR': {
-      const list = selection(state, t);
-      const a = pt(state, t.next()), b = pt(state, t.next());
-      if (a[0] === b[0] && a[1] === b[1]) throw new OpError('invalid_point', 'MIRROR: the two points of the mirror line are equal');
-      const erase = t.keyword('Yes') !== null ? true : (t.keyword('No'), false);
-      const handles = list.map((e) => {
-        const target = erase ? e : tx.addEntity(copyOf(e), blockOfEntity(tx.doc, e)!.name);
-        return transformInPlace(tx, target, { kind: 'mirror', start: a, end: b }).handle;
-      });
-      return { command: cmd, handles };
     }
     case 'LAYER':
       return layerCommand(state, tx, t);
