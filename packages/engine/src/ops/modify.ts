@@ -1,0 +1,5 @@
+// The construct/modify ops of this module set, for the catalogue.
+import { offsetOp } from './modify-offset.js';
+import { extendOp, trimOp } from './modify-trim.js';
+
+export const MODIFY_GEOMETRY_OPS = [offsetOp, trimOp, extendOp];
