@@ -151,3 +151,11 @@ export function erase(tx: Transaction, edits: Edits, e: Entity): void {
   tx.removeEntity(e.handle);
   edits.erase(e.handle);
 }
+
+/** New OCS vertices of an LWPOLYLINE, in place. */
+export function setPolylinePoints(tx: Transaction, edits: Edits, e: Entity, points: number[][]): void {
+  tx.touch(e);
+  for (const k of STALE.LWPOLYLINE!) delete e.attrs[k];
+  e.attrs.points = points;
+  edits.modify(e.handle);
+}
