@@ -6,6 +6,8 @@ import { pathClosest, sideOf } from '../construct/curve.js';
 import { offsetPath } from '../construct/offset.js';
 import { Edits, addPiece } from '../construct/write.js';
 import { defineOp } from './types.js';
+import type { Transaction } from '../store/document-store.js';
+import type { P } from '../construct/vec2.js';
 import { MODIFY, handleField, pathSize, target, xy } from './modify-common.js';
 
 export const OFFSET_TYPES = ['LINE', 'ARC', 'CIRCLE', 'ELLIPSE', 'LWPOLYLINE', 'SPLINE'];
@@ -23,28 +25,29 @@ export const offsetOp = defineOp({
   ...MODIFY,
   errors: ['entity_absent', 'wrong_type', 'offset_impossible', 'invalid_point', 'unsupported_plane'],
   example: { handle: '2F', distance: 200, side: [0, 0] },
-  handler: (ctx, input) => {
-    const tx = ctx.tx!;
-    const e = target(tx.doc, input.handle);
-    const path = entityPath(e, 'offset', OFFSET_TYPES);
-    let d: number;
-    let q: [number, number];
-    if (input.through) {
-      if (input.distance !== undefined || input.side) throw new OpError('invalid_request', 'offset: give either `through` or `distance` and `side`');
-      q = input.through;
-      d = pathClosest(path, q).d;
-      if (!(d > 0)) throw new OpError('invalid_point', `offset ${e.handle}: the through point lies on the entity (distance 0)`, { handle: e.handle });
-    } else {
-      if (input.distance === undefined || !input.side) throw new OpError('invalid_request', 'offset: field `distance` and `side` (or `through`) are required');
-      d = input.distance;
-      q = input.side;
-    }
-    const side = sideOf(path, q);
-    if (side === 0) throw new OpError('invalid_point', `offset ${e.handle}: the side point ${q.join(', ')} lies on the entity`, { handle: e.handle });
-    const tol = input.tolerance ?? 1e-6 * pathSize(path);
-    const out = offsetPath(path, side * d, tol, e.handle);
-    const edits = new Edits();
-    addPiece(tx, edits, e, out.segs, out.closed);
-    return edits.result();
-  },
+  handler: (ctx, input) => offsetWith(ctx.tx!, input.handle, input),
 });
+
+export function offsetWith(tx: Transaction, handle: string, input: { distance?: number; side?: P; through?: P; tolerance?: number }) {
+  const e = target(tx.doc, handle);
+  const path = entityPath(e, 'offset', OFFSET_TYPES);
+  let d: number;
+  let q: P;
+  if (input.through) {
+    if (input.distance !== undefined || input.side) throw new OpError('invalid_request', 'offset: give either `through` or `distance` and `side`');
+    q = input.through;
+    d = pathClosest(path, q).d;
+    if (!(d > 0)) throw new OpError('invalid_point', `offset ${e.handle}: the through point lies on the entity (distance 0)`, { handle: e.handle });
+  } else {
+    if (input.distance === undefined || !input.side) throw new OpError('invalid_request', 'offset: field `distance` and `side` (or `through`) are required');
+    d = input.distance;
+    q = input.side;
+  }
+  const side = sideOf(path, q);
+  if (side === 0) throw new OpError('invalid_point', `offset ${e.handle}: the side point ${q.join(', ')} lies on the entity`, { handle: e.handle });
+  const tol = input.tolerance ?? 1e-6 * pathSize(path);
+  const out = offsetPath(path, side * d, tol, e.handle);
+  const edits = new Edits();
+  addPiece(tx, edits, e, out.segs, out.closed);
+  return edits.result();
+}
