@@ -60,7 +60,9 @@ const PERMISSIONS: Record<string, string[]> = {
   pick: ['drawings:read'],
   answer: ['drawings:read'],
   layer_set: ['layers:write'],
-  // construct and modify operations (2)
+  // construct and modify operations
+  offset: ['drawings:write'], trim: ['drawings:write'], extend: ['drawings:write'], fillet: ['drawings:write'],
+  chamfer: ['drawings:write'], break: ['drawings:write'], join: ['drawings:write'],
   explode: ['drawings:write'],
   mirror: ['drawings:write'],
   scale: ['drawings:write'],

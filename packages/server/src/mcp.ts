@@ -9,6 +9,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, typ
 import type { DispatcherApi, OpDef, OpEffect, ProtocolRequest, ProtocolResponse } from '@linework/engine';
 import { compactSchema } from './compact-schema.js';
 import { MAX_REPLY_BYTES, ReplyTooLarge, jsonText } from './json-reply.js';
+import { groupDescription, groupEffect, groupInputSchema, groupPermissions, toolGroups } from './mcp-groups.js';
 
 /**
  * An MCP answer carries the result twice (text and structuredContent) inside one JSON-RPC
@@ -155,7 +156,7 @@ export function createMcpServer(api: DispatcherApi): McpServer {
     { name: 'linework', version: api.appVersion },
     { instructions: INSTRUCTIONS },
   );
-  const tools = api.catalogue.filter((o) => o.mcp !== false);
+  const { single: tools, groups } = toolGroups(api.catalogue.filter((o) => o.mcp !== false));
   const renderer = findRenderer(api.catalogue);
   const dispatch = (req: ProtocolRequest): Promise<ProtocolResponse> => api.dispatch(req);
 
@@ -170,6 +171,15 @@ export function createMcpServer(api: DispatcherApi): McpServer {
     // What an API key needs for the op over HTTP/TCP (MCP itself is local and takes no key).
     _meta: { 'linework/permissions': op.permissions },
   }));
+  for (const g of groups) {
+    list.push({
+      name: g.name,
+      description: groupDescription(g, toolInputSchema),
+      inputSchema: groupInputSchema(g, toolInputSchema),
+      annotations: toolAnnotations(groupEffect(g)),
+      _meta: { 'linework/permissions': groupPermissions(g) },
+    });
+  }
   if (renderer && renderer.name !== 'preview' && renderer.mcp !== false) {
     list.push({
       name: 'preview',
@@ -184,8 +194,14 @@ export function createMcpServer(api: DispatcherApi): McpServer {
     const name = request.params.name;
     const args = isObject(request.params.arguments) ? request.params.arguments : {};
     const isPreview = renderer !== undefined && (name === 'preview' || name === renderer.name);
-    const op = name === 'preview' && renderer ? renderer.name : name;
+    const group = groups.find((g) => g.name === name);
     const fields: Json = { ...args };
+    let op = name === 'preview' && renderer ? renderer.name : name;
+    if (group) {
+      // A grouped tool runs the op its `action` names (an unknown one fails as an unknown op would).
+      op = group.ops.some((o) => o.name === fields.action) ? String(fields.action) : `${name}.${String(fields.action)}`;
+      delete fields.action;
+    }
     if (isPreview && fields.format === undefined && isObject(toolInputSchema(renderer).properties) && 'format' in (toolInputSchema(renderer).properties as Json)) {
       fields.format = 'png';
     }

@@ -25,8 +25,7 @@ const EFFECTS: Record<string, 'read' | 'change' | 'write_files' | 'discard'> = {
   view_focus: 'change', select: 'change', selection_set_create: 'change', selection_set_recall: 'change',
   group_create: 'change', xdata_set: 'change', xdata_delete: 'change', block_define: 'change', block_delete: 'change',
   block_rename: 'change', purge: 'change', embed_image: 'change', command: 'change', audit: 'change',
-  pick: 'read', layer_set: 'change',
-  explode: 'change', mirror: 'change', scale: 'change', array: 'change', stretch: 'change', hatch: 'change', dimension_create: 'change',
+  pick: 'read', layer_set: 'change', modify: 'change',
   save: 'write_files', plot: 'write_files', wblock: 'write_files',
   document_close: 'discard',
 };
@@ -57,7 +56,10 @@ describe('tool permissions', () => {
   it('the tool list shows what an API key needs for each op over HTTP/TCP, as the catalogue declares it', async () => {
     const { tools } = await client.listTools();
     const { buildCatalogue } = await import('@linework/engine');
-    const declared = new Map(buildCatalogue().map((o) => [o.name, o.permissions]));
+    const catalogue = buildCatalogue();
+    const declared = new Map<string, readonly string[]>(catalogue.map((o) => [o.name, o.permissions]));
+    // A tool carrying several ops (their mcpGroup) shows what any of its actions needs.
+    for (const o of catalogue) if (o.mcpGroup) declared.set(o.mcpGroup, [...new Set([...(declared.get(o.mcpGroup) ?? []), ...o.permissions])]);
     for (const t of tools) expect(t._meta?.['linework/permissions'], t.name).toEqual(declared.get(t.name));
     expect(tools.find((t) => t.name === 'plot')!._meta).toEqual({ 'linework/permissions': ['plots:create'] });
   });
@@ -101,6 +103,12 @@ describe('--mcp', () => {
     expect(absent.structuredContent).toMatchObject({ ok: false, code: 'entity_absent' });
     const unknown = (await client.callTool({ name: 'no_such_tool', arguments: {} })) as any;
     expect(unknown.structuredContent).toMatchObject({ ok: false, code: 'unknown_op' });
+    // A grouped tool runs the op its action names.
+    const off = (await client.callTool({ name: 'modify', arguments: { action: 'offset', handle: h, distance: 1, side: [1, 1] } })) as any;
+    expect(off.isError).toBeFalsy();
+    expect(off.structuredContent).toMatchObject({ created: [expect.any(String)], modified: [], erased: [] });
+    const noAction = (await client.callTool({ name: 'modify', arguments: { action: 'explode_all', handle: h } })) as any;
+    expect(noAction.structuredContent).toMatchObject({ ok: false, code: 'unknown_op' });
   });
 
   it('lists and reads the state, layers and blocks resources', async () => {

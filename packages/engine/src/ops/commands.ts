@@ -13,6 +13,7 @@ import { undoRedo } from './documents.js';
 import { writeSysvar } from './sysvars.js';
 import { defineOp, type OpContext } from './types.js';
 import { MORE_ALIASES, MORE_COMMANDS } from '../construct-more/commands.js';
+import { MODIFY_ALIASES, MODIFY_COMMANDS, runModifyCommand } from './modify-commands.js';
 
 interface CmdState {
   ctx: OpContext;
@@ -30,13 +31,13 @@ const ALIASES: Record<string, string> = {
   L: 'LINE', C: 'CIRCLE', A: 'ARC', PL: 'PLINE', DT: 'TEXT', DTEXT: 'TEXT', '-TEXT': 'TEXT', E: 'ERASE', DEL: 'ERASE',
   M: 'MOVE', CO: 'COPY', CP: 'COPY', RO: 'ROTATE', SC: 'SCALE', MI: 'MIRROR', LA: 'LAYER', '-LAYER': 'LAYER',
   I: 'INSERT', '-INSERT': 'INSERT', U: 'UNDO', PU: 'PURGE', '-PURGE': 'PURGE', REN: 'RENAME', '-RENAME': 'RENAME',
-  PO: 'POINT', Z: 'ZOOM',
+  PO: 'POINT', Z: 'ZOOM', ...MODIFY_ALIASES,
   ...MORE_ALIASES,
 };
 
 export const COMMANDS = [
   'LINE', 'CIRCLE', 'ARC', 'PLINE', 'TEXT', 'POINT', 'ERASE', 'MOVE', 'COPY', 'ROTATE', 'LAYER', 'INSERT', 'UNDO', 'REDO', 'PURGE', 'RENAME', 'ZOOM',
-  ...Object.keys(MORE_COMMANDS),
+  ...MODIFY_COMMANDS, ...Object.keys(MORE_COMMANDS),
 ];
 
 export const command = defineOp({
@@ -50,7 +51,7 @@ export const command = defineOp({
   tx: 'none',
   needsDocument: true,
   http: [{ method: 'POST', path: '/commands', status: 200, wrapper: false }],
-  errors: ['invalid_command', 'invalid_point', 'nothing_selected', 'entity_absent', 'unknown_block', 'block_referenced', 'block_protected'],
+  errors: ['invalid_command', 'invalid_point', 'point_off_entity', 'nothing_selected', 'entity_absent', 'unknown_block', 'block_referenced', 'block_protected'],
   handler: async (ctx, input) => {
     const store = ctx.store!;
     const state: CmdState = { ctx, store, last: store.lastPoint };
@@ -153,6 +154,7 @@ function selection(state: CmdState, t: Tokens, stopWords: string[] = []): Entity
 }
 
 function run(state: CmdState, tx: Transaction, cmd: string, t: Tokens): CmdResult {
+  if (MODIFY_COMMANDS.includes(cmd)) return runModifyCommand(state, tx, cmd, t);
   const more = MORE_COMMANDS[cmd];
   if (more) return { ...more(state, tx, t) };
   switch (cmd) {

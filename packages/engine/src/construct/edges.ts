@@ -1,0 +1,83 @@
+// Boundary edges for trim and extend: the segments of given entities, or of the visible entities
+// near a region found through the spatial index (never a scan of the whole drawing).
+import { dxf, type Entity } from '../dxf.js';
+import type { DocStore } from '../store/document-store.js';
+import { safeBox } from '../store/document-store.js';
+import { blockOfEntity } from '../model.js';
+import { visibleEntity } from '../query/picks.js';
+import type { Seg } from './curve.js';
+import { primitiveSegs } from './entity-path.js';
+
+/** Types that bound nothing (their outlines are not drawing geometry a drafter cuts with). */
+const NOT_EDGES = new Set(['POINT', 'TEXT', 'MTEXT', 'ATTRIB', 'ATTDEF', 'HATCH', 'IMAGE', 'WIPEOUT', 'VIEWPORT', 'OLE2FRAME', 'DIMENSION', 'MLEADER', 'MULTILEADER', 'TOLERANCE']);
+
+export interface Box { minX: number; minY: number; maxX: number; maxY: number }
+
+export class EdgeSource {
+  private cache = new Map<string, { segs: Seg[]; box: Box | null }>();
+  /** How far rays and infinite lines reach: well past the drawing. */
+  readonly reach: number;
+
+  constructor(readonly store: DocStore, readonly exclude: Set<string>, readonly given: Entity[] | null) {
+    const x = store.index.extents();
+    const span = x ? Math.hypot(x.max[0] - x.min[0], x.max[1] - x.min[1]) : 1;
+    this.reach = Math.max(1, span) * 4;
+  }
+
+  /** The segments of one entity (empty for types that bound nothing), cached per call. */
+  segsOf(e: Entity): { segs: Seg[]; box: Box | null } {
+    let c = this.cache.get(e.handle);
+    if (c) return c;
+    let segs: Seg[] = [];
+    if (!NOT_EDGES.has(e.type)) {
+      try {
+        segs = dxf.geometry(e, this.store.doc).flatMap((p) => primitiveSegs(p, this.reach));
+      } catch {
+        segs = []; // geometry the package cannot follow bounds nothing
+      }
+    }
+    const b = this.store.index.box(e.handle) ?? boxOf(safeBox(e, this.store.doc));
+    c = { segs, box: b ?? null };
+    this.cache.set(e.handle, c);
+    return c;
+  }
+
+  /** Candidate edge entities whose boxes meet `box`, in the same space as `target`. */
+  near(target: Entity, box: Box): Entity[] {
+    const meets = (b: Box | null) => !!b && b.minX <= box.maxX && b.maxX >= box.minX && b.minY <= box.maxY && b.maxY >= box.minY;
+    if (this.given) return this.given.filter((e) => !this.exclude.has(e.handle) && meets(this.segsOf(e).box));
+    const doc = this.store.doc;
+    const block = blockOfEntity(doc, target);
+    const out: Entity[] = [];
+    if (block && this.store.isModelSpace(target)) {
+      for (const it of this.store.index.search(box.minX, box.minY, box.maxX, box.maxY)) {
+        if (this.exclude.has(it.handle)) continue;
+        const e = doc.get(it.handle) as Entity | undefined;
+        if (e && visibleEntity(this.store, e)) out.push(e);
+      }
+      return out;
+    }
+    // Paper space and blocks are small and not indexed: their own entities.
+    for (const e of block?.entities ?? []) {
+      if (this.exclude.has(e.handle) || !visibleEntity(this.store, e)) continue;
+      if (meets(this.segsOf(e).box)) out.push(e);
+    }
+    return out;
+  }
+}
+
+function boxOf(b: { min: number[]; max: number[] } | null): Box | null {
+  return b ? { minX: b.min[0]!, minY: b.min[1]!, maxX: b.max[0]!, maxY: b.max[1]! } : null;
+}
+
+/** A box around a segment list's sample points, grown by `pad`. */
+export function segsBox(points: [number, number][], pad: number): Box {
+  let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
+  for (const p of points) {
+    if (p[0] < minX) minX = p[0];
+    if (p[1] < minY) minY = p[1];
+    if (p[0] > maxX) maxX = p[0];
+    if (p[1] > maxY) maxY = p[1];
+  }
+  return { minX: minX - pad, minY: minY - pad, maxX: maxX + pad, maxY: maxY + pad };
+}
