@@ -7,7 +7,7 @@ export type {
   TableEntry, TableName, Table, Block, DxfObject, Diagnostic, DocumentApi,
 } from '@linework/dxf';
 export type { Primitive } from '@linework/dxf';
-export { ACI_RGB, DXF_VERSIONS, RELEASE_NAMES, flatten } from '@linework/dxf';
+export { ACI_RGB, DXF_VERSIONS, RELEASE_NAMES, flatten, mapHandleRefs, isReferenceCode } from '@linework/dxf';
 import type { AttrDef, DocumentApi, Entity, Primitive, Vec3 } from '@linework/dxf';
 
 // ---- functions of @linework/dxf ----------------------------------------------------------------
@@ -67,9 +67,9 @@ export interface DxfFunctions {
 export const dxf: DxfFunctions = {
   newDocument: (v) => dxfNewDocument(v),
   // every record gets a handle, R12 drawings without $HANDLING included: the engine addresses,
-  // indexes and edits entities by handle
-  readDxf: async (path) => dxfReadDxf(path, { assignHandles: true }),
-  readDxfBytes: async (bytes) => dxfReadDxf(bytes, { assignHandles: true }),
+  // indexes and edits entities by handle; layer 0 and the other standard symbols always exist
+  readDxf: async (path) => dxfReadDxf(path, { assignHandles: true, standardSymbols: true }),
+  readDxfBytes: async (bytes) => dxfReadDxf(bytes, { assignHandles: true, standardSymbols: true }),
   writeDxf: (d) => dxfWriteDxf(d as DxfDocument),
   saveDxf: async (d, path, version) => {
     const r = await dxfSaveDxf(d as DxfDocument, path, version ? { version } : {});
