@@ -4,7 +4,7 @@ Usage: python3 ezdxf_closure.py FILE.dxf ...
 Prints one JSON line per file: {"file", "ok", "fixes": {CODE_NAME: n}, "errors": {CODE_NAME: n},
 "messages": [...], "modelspace": {TYPE: n}, "blocks": [names]}; "modelspace" counts the entities
 of model space that are left after the audit (what ezdxf keeps). A file that cannot be read gives
-"ok": false and the reason in "messages".
+"ok": false and the reason in "messages", as does one whose audit raises.
 """
 import json
 import sys
@@ -26,7 +26,10 @@ def audit(path: str) -> dict:
         doc = ezdxf.readfile(path)
     except Exception as exc:  # noqa: BLE001 - report any reading failure
         return {"file": path, "ok": False, "messages": [f"read failed: {exc}"]}
-    auditor = doc.audit()
+    try:
+        auditor = doc.audit()
+    except Exception as exc:  # noqa: BLE001 - an auditor crash is a finding like any other
+        return {"file": path, "ok": False, "messages": [f"audit failed: {type(exc).__name__}: {exc}"]}
     fixes = Counter(code_name(f.code) for f in auditor.fixes)
     errors = Counter(code_name(e.code) for e in auditor.errors)
     messages = [f"{code_name(e.code)}: {e.message}" for e in list(auditor.errors) + list(auditor.fixes)]

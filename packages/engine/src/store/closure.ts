@@ -62,7 +62,7 @@ export interface CopyResult {
   dependencies: Dependencies;
   /** What the copies needed and the target had: the target's definition is kept. */
   kept_from_target: Dependencies;
-  /** Anonymous blocks copied under a new name: source name -> target name. */
+  /** Anonymous blocks, each copied under the next free anonymous name: source name -> target name. */
   renamed_blocks: Record<string, string>;
   /** Names the source uses without defining them; created with defaults in the target. */
   undefined_in_source: Dependencies;
@@ -187,10 +187,11 @@ class Closure {
     if (r.type === 'INSERT' && typeof a.name === 'string') this.block(a.name);
     if (DIMENSIONS.has(r.type) && typeof a.geometry === 'string') this.block(a.geometry);
     if (r.type === 'IMAGE') this.images.push(r);
-    // records the dxf package keeps as tags: ACAD_TABLE names its *T block, TOLERANCE its style
-    if (r.extra) {
-      for (const t of r.extra.AcDbBlockReference ?? []) if (t[0] === 2) this.block(t[1]);
-      for (const t of r.extra.AcDbFcf ?? []) if (t[0] === 3) this.table('DIMSTYLE', t[1]);
+    // records the dxf package keeps as tags: ACAD_TABLE names its *T block, ARC_DIMENSION and
+    // LARGE_RADIAL_DIMENSION their geometry block and style, TOLERANCE its style
+    for (const [sub, t] of subclassTags(r)) {
+      if (t[0] === 2 && (sub === 'AcDbBlockReference' || sub === 'AcDbDimension')) this.block(t[1]);
+      else if (t[0] === 3 && (sub === 'AcDbDimension' || sub === 'AcDbFcf')) this.table('DIMSTYLE', t[1]);
     }
     this.xdataApps(r);
   }
@@ -335,7 +336,7 @@ class Closure {
     const newName = anonymous ? this.anonymousName(from.name) : from.name;
     if (anonymous) {
       this.renamed.set(from.name.toUpperCase(), newName);
-      if (newName !== from.name) this.renamedForReport.set(from.name, newName);
+      this.renamedForReport.set(from.name, newName);
     }
     const attrs = deepClone(from.block.attrs);
     for (const k of ['name', 'name2', 'base_point']) delete attrs[k];
@@ -479,7 +480,7 @@ class Closure {
     const to = (n: unknown): string | undefined => (typeof n === 'string' ? this.renamed.get(n.toUpperCase()) : undefined);
     if (r.type === 'INSERT' && to(r.attrs.name)) r.attrs.name = to(r.attrs.name);
     if (DIMENSIONS.has(r.type) && to(r.attrs.geometry)) r.attrs.geometry = to(r.attrs.geometry);
-    for (const tags of Object.values(r.extra ?? {})) for (const t of tags) if (t[0] === 2 && to(t[1])) t[1] = to(t[1])!;
+    for (const [sub, t] of subclassTags(r)) if (t[0] === 2 && (sub === 'AcDbBlockReference' || sub === 'AcDbDimension') && to(t[1])) t[1] = to(t[1])!;
   }
 
   addPendingBlockContents(): void {
@@ -509,6 +510,20 @@ class Closure {
         if (i >= 0) doc.classes.splice(i, 1);
       }
     });
+  }
+}
+
+/**
+ * The tags a record keeps verbatim with the subclass each belongs to: kept per subclass, or all
+ * under '' with their 100 markers (types the dxf package does not declare).
+ */
+function* subclassTags(rec: DxfRecord): Iterable<[string, Tag]> {
+  for (const [key, tags] of Object.entries(rec.extra ?? {})) {
+    let sub = key;
+    for (const t of tags) {
+      if (t[0] === 100) sub = t[1];
+      else yield [sub, t];
+    }
   }
 }
 
