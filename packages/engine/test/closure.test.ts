@@ -186,6 +186,38 @@ describe('entities_copy_to brings the dependency closure', () => {
     expect(target.doc.getTableEntry('LAYER', 'WALLS')).toBeUndefined();
   });
 
+  it('within one drawing (a paste into the same drawing): every name kept, anonymous blocks copied anew', async () => {
+    const { e, source, from, handles } = await twoDocuments();
+    const blocksBefore = source.doc.blocks.size;
+    const dims = source.doc.modelSpace().entities.filter((x) => x.type === 'DIMENSION').map((x) => x.handle);
+    const r = await ok(e, 'entities_copy_to', { handles: [...dims, ...handles.filter((h) => !dims.includes(h))], document_id: from });
+    expect(Object.values(r.dependencies).flat().every((n) => String(n).startsWith('*'))).toBe(true);
+    expect(r.dependencies.blocks).toHaveLength(dims.length);
+    expect(r.kept_from_target.blocks).toEqual(expect.arrayContaining(['FRAME', 'BOLT']));
+    expect(source.doc.blocks.size).toBe(blocksBefore + dims.length);
+    expect(source.doc.modelSpace().entities).toHaveLength(2 * handles.length);
+  });
+
+  it('into an R12 drawing: what R12 has comes along, the image definition does not', async () => {
+    const { e, source, handles } = await twoDocuments();
+    const r12 = (await ok(e, 'document_open', { version: 'R12' })).document_id as number;
+    await ok(e, 'activate', { document_id: source.id });
+    const r = await ok(e, 'entities_copy_to', { handles, document_id: r12 });
+    expect(r.dependencies.blocks).toEqual(expect.arrayContaining(['FRAME', 'PLATE', 'BOLT', 'TICK_ARROW']));
+    expect(r.dependencies.image_defs).toEqual([]);
+    // R12 has no IMAGE, MLINE or MLEADER: the R12 conversion says what it left out
+    expect(Object.keys(r.dropped).join(' ')).toMatch(/IMAGE/);
+    expect(r.count).toBeLessThan(handles.length);
+    const file = join(dir, 'copy-r12.dxf');
+    await ok(e, 'save', { document_id: r12, path: file });
+    if (hasEzdxf) {
+      const [copy] = audits([file]);
+      expect(copy!.ok, copy!.messages.join('; ')).toBe(true);
+      expect(undefinedFixes(copy!)).toEqual({});
+      expect(copy!.modelspace).toMatchObject({ INSERT: 2, LINE: 1, TEXT: 1, DIMENSION: 2 });
+    }
+  });
+
   it('a paper-space viewport goes to the layout of the same name, created when missing', async () => {
     const { e, source, target, to } = await twoDocuments();
     const sheet = source.doc.layouts().find((l) => l.name === 'Sheet')!;

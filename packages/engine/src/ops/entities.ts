@@ -317,6 +317,7 @@ export const entitiesCopyTo = defineOp({
     return new Reply({
       count: r.handles.length, handles: r.handles, document_id: target.id, source_document_id: source.id,
       dependencies: r.dependencies, kept_from_target: r.kept_from_target, renamed_blocks: r.renamed_blocks, undefined_in_source: r.undefined_in_source,
+      ...(r.converted ? { converted: r.converted, dropped: r.dropped } : {}),
     }, { document_id: engine.activeId ?? undefined });
   },
 });

@@ -15,7 +15,7 @@
 // named block the target has keeps the target's definition; an anonymous block (*D, *U, *X, *T
 // ...) is always copied under a new anonymous name.
 import type { Block, DocumentApi, DxfObject, DxfRecord, Entity, TableEntry, TableName, Tag } from '../dxf.js';
-import { isReferenceCode, mapHandleRefs } from '../dxf.js';
+import { dxf, isReferenceCode, mapHandleRefs } from '../dxf.js';
 import { deepClone } from './clone.js';
 import { dictEntries, rootDictionary, setDictEntry } from './objects.js';
 import { imageDictionary, linkImageToDef } from '../plot/images.js';
@@ -66,6 +66,10 @@ export interface CopyResult {
   renamed_blocks: Record<string, string>;
   /** Names the source uses without defining them; created with defaults in the target. */
   undefined_in_source: Dependencies;
+  /** Into an R12 drawing from a later version: what became what ('LWPOLYLINE -> POLYLINE': 3). */
+  converted?: Record<string, number>;
+  /** ... and what R12 has no form for ('IMAGE': 1). */
+  dropped?: Record<string, number>;
 }
 
 export interface CopyOptions {
@@ -110,6 +114,7 @@ function* tree(e: Entity): Iterable<Entity> {
 
 /** Copies `entities` of `src` into the sink's drawing with everything they depend on. */
 export function copyEntities(src: DocumentApi, entities: Entity[], sink: CopySink, opts: CopyOptions = {}): CopyResult {
+  if (sink.doc.version <= 'AC1009' && src.version > 'AC1009') return copyDownToR12(src, entities, sink, opts);
   const c = new Closure(src, sink);
   const copies = entities.map((e) => ({ copy: c.prepareEntity(e), into: opts.into ?? c.targetBlockFor(e) }));
   c.remap();
@@ -124,6 +129,24 @@ export function copyEntities(src: DocumentApi, entities: Entity[], sink: CopySin
     renamed_blocks: Object.fromEntries(c.renamedForReport),
     undefined_in_source: c.undefinedInSource,
   };
+}
+
+/**
+ * Into an R12 drawing from a later version: R12 has no form for much of what later versions draw
+ * with, and the dxf package's R12 conversion (the one saving as R12 uses) decides what becomes
+ * what. The entities go through a scratch drawing of the source's version, converted to R12, and
+ * are copied from there; `handles` are those of what R12 kept, in order.
+ */
+function copyDownToR12(src: DocumentApi, entities: Entity[], sink: CopySink, opts: CopyOptions): CopyResult {
+  const scratch = dxf.newDocument(src.version >= 'AC1015' ? src.version : 'AC1015');
+  const first = copyEntities(src, entities, directSink(scratch));
+  const converted = dxf.convert(scratch, sink.doc.version);
+  const r12 = converted.doc;
+  const spaces = [r12.modelSpace(), ...[...r12.blocks.values()].filter((b) => isPaperBlock(b.name))];
+  const second = copyEntities(r12, spaces.flatMap((b) => b.entities), sink, opts);
+  const renamed: Record<string, string> = {};
+  for (const [from, via] of Object.entries(first.renamed_blocks)) renamed[from] = second.renamed_blocks[via] ?? via;
+  return { ...second, renamed_blocks: renamed, undefined_in_source: first.undefined_in_source, converted: converted.converted, dropped: converted.dropped };
 }
 
 /** One copy's bookkeeping: what was planned, the handle map and the records still to add. */
