@@ -11,6 +11,8 @@ export { writeFileAtomicSync, writeAll, removeStaleTempFiles } from './writer/at
 export { ACI_RGB, nearestAci } from './convert/colors.js';
 export { convert, resolveVersion, type ConvertResult } from './convert/convert.js';
 export { newDocument } from './template/new-document.js';
+export { ensureStandardSymbols, STANDARD_ENTRIES } from './template/standard-symbols.js';
+export { mapHandleRefs, isReferenceCode } from './codec/handles.js';
 export { readTags, type ReadTagsOptions } from './tags/read-tags.js';
 export type { DxfInput } from './tags/source.js';
 export { infoCommand, convertCommand, documentInfo, INFO_USAGE, CONVERT_USAGE, type CommandIO } from './cli-commands.js';

@@ -7,15 +7,15 @@ export type {
   TableEntry, TableName, Table, Block, DxfObject, Diagnostic, DocumentApi,
 } from '@linework/dxf';
 export type { Primitive } from '@linework/dxf';
-export { ACI_RGB, DXF_VERSIONS, RELEASE_NAMES, flatten, getDef } from '@linework/dxf';
-import type { AttrDef, DocumentApi, Entity, Primitive, Vec3 } from '@linework/dxf';
+export { ACI_RGB, DXF_VERSIONS, RELEASE_NAMES, flatten, getDef, mapHandleRefs, isReferenceCode } from '@linework/dxf';
+import type { AttrDef, DocumentApi, DxfVersion, Entity, Primitive, Vec3 } from '@linework/dxf';
 
 // ---- functions of @linework/dxf ----------------------------------------------------------------
 import {
   boundingBox as dxfBoundingBox, containsPoint as dxfContainsPoint, declaredAttrs as dxfDeclaredAttrs,
   entityGeometry, flatten as dxfFlatten, flattenPrim as dxfFlattenPrim,
   distanceToPoint as dxfDistanceToPoint, intersections as dxfIntersections, mirrorEntity, moveEntity,
-  newDocument as dxfNewDocument, readDxf as dxfReadDxf, rotateEntity, saveDxf as dxfSaveDxf, scaleEntity,
+  convert as dxfConvert, newDocument as dxfNewDocument, readDxf as dxfReadDxf, rotateEntity, saveDxf as dxfSaveDxf, scaleEntity,
   writeDxf as dxfWriteDxf, type DxfDocument,
 } from '@linework/dxf';
 
@@ -50,6 +50,8 @@ export interface DxfFunctions {
   readDxfBytes(bytes: Uint8Array): Promise<DocumentApi>;
   writeDxf(doc: DocumentApi): Uint8Array;
   saveDxf(doc: DocumentApi, path: string, version?: string): Promise<SaveReport>;
+  /** A converted copy of a drawing (what saving in `version` writes), with what became what. */
+  convert(doc: DocumentApi, version: DxfVersion): SaveReport & { doc: DocumentApi };
   boundingBox(e: Entity, doc: DocumentApi): Box3 | null;
   /** Applies a transform in place; returns a replacement when the type changes (circle -> ellipse). */
   transform(e: Entity, t: Transform2D, doc: DocumentApi): Entity | void;
@@ -67,13 +69,17 @@ export interface DxfFunctions {
 export const dxf: DxfFunctions = {
   newDocument: (v) => dxfNewDocument(v),
   // every record gets a handle, R12 drawings without $HANDLING included: the engine addresses,
-  // indexes and edits entities by handle
-  readDxf: async (path) => dxfReadDxf(path, { assignHandles: true }),
-  readDxfBytes: async (bytes) => dxfReadDxf(bytes, { assignHandles: true }),
+  // indexes and edits entities by handle; layer 0 and the other standard symbols always exist
+  readDxf: async (path) => dxfReadDxf(path, { assignHandles: true, standardSymbols: true }),
+  readDxfBytes: async (bytes) => dxfReadDxf(bytes, { assignHandles: true, standardSymbols: true }),
   writeDxf: (d) => dxfWriteDxf(d as DxfDocument),
   saveDxf: async (d, path, version) => {
     const r = await dxfSaveDxf(d as DxfDocument, path, version ? { version } : {});
     return { converted: r.converted, dropped: r.dropped, diagnostics: r.diagnostics };
+  },
+  convert: (d, version) => {
+    const r = dxfConvert(d as DxfDocument, version);
+    return { doc: r.doc, converted: r.converted, dropped: r.dropped, diagnostics: r.diagnostics };
   },
   boundingBox: (e, d) => dxfBoundingBox(e, d),
   transform: (e, t, d) => {

@@ -89,19 +89,21 @@ describe('linework audit', () => {
   it('reports the errors and exits 1; a clean drawing exits 0', async () => {
     const bad = await linework(['audit', 'ghost.dxf']);
     expect(bad.code).toBe(1);
-    expect(bad.stdout).toMatch(/^ghost\.dxf: 1 error \(missing_layer 1\)\n {2}missing_layer 2: layer GHOST used by LINE 2 is not in the LAYER table/);
+    // The file has no tables: reading adds the symbols every drawing has (reported), layer GHOST is missing.
+    expect(bad.stdout).toMatch(/^ghost\.dxf: 7 errors \(read_repair 6, missing_layer 1\)\n {2}missing_layer 2: layer GHOST used by LINE 2 is not in the LAYER table/);
+    expect(bad.stdout).toMatch(/read_repair: repaired while reading: the drawing had no LAYER "0"/);
     const clean = await linework(['audit', 'clean.dxf']);
     expect(clean.code, clean.stderr).toBe(0);
     expect(clean.stdout).toBe('clean.dxf: no errors\n');
     const json = await linework(['audit', 'ghost.dxf', '--json']);
-    expect(JSON.parse(json.stdout)).toMatchObject({ file: 'ghost.dxf', count: 1, counts: { missing_layer: 1 }, fixed: 0 });
+    expect(JSON.parse(json.stdout)).toMatchObject({ file: 'ghost.dxf', count: 7, counts: { missing_layer: 1, read_repair: 6 }, fixed: 0 });
   });
 
   it('--fix OUT writes the repaired drawing (the input stays as it was), which then audits clean', async () => {
     const before = readFileSync(join(dir, 'ghost.dxf'), 'utf8');
     const r = await linework(['audit', 'ghost.dxf', '--fix', 'fixed.dxf']);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/fixed 1, 0 left; repaired drawing written to fixed\.dxf/);
+    expect(r.stdout).toMatch(/fixed 7, 0 left; repaired drawing written to fixed\.dxf/);
     expect(readFileSync(join(dir, 'ghost.dxf'), 'utf8')).toBe(before);
     expect((await linework(['audit', 'fixed.dxf'])).code).toBe(0);
     const refused = await linework(['audit', 'ghost.dxf', '--fix', 'fixed.dwg']);

@@ -15,12 +15,19 @@ import {
 } from '../document.js';
 import { codecFor, decodeUnicodeEscapes, isKnownCodepage, isUnicodeVersion } from '../tags/encoding.js';
 import type { TagRecord } from '../tags/record-sink.js';
+import { ensureStandardSymbols } from '../template/standard-symbols.js';
 import type { TagScanner } from '../tags/source.js';
 import { DXF_VERSIONS, type CodecContext, type DxfRecord, type DxfVersion, type Entity, type Tag } from '../types.js';
 
 export interface ReadOptions {
   /** Give every record a handle when the file has none (R12 without $HANDLING). Default false. */
   assignHandles?: boolean;
+  /**
+   * Add the symbols every drawing has (layer 0, standard linetypes, styles, space block records)
+   * where the file lacks them, each with a `missing-symbol` diagnostic. Default false: a plain
+   * read keeps the file's records as they are.
+   */
+  standardSymbols?: boolean;
 }
 
 /** At most this many diagnostics of one code are listed; the rest are counted in a summary. */
@@ -629,6 +636,7 @@ export class DocumentBuilder {
     }
     this.repairHandles();
     if (r12WithHandles || (this.opts.assignHandles && !doc.hasHandles)) doc.ensureHandles();
+    if (this.opts.standardSymbols) ensureStandardSymbols(doc);
     for (const [code, n] of this.diagCounts) {
       if (n > MAX_DIAGNOSTICS_PER_CODE) {
         doc.diagnostics.push({ level: 'info', code, message: `${n - MAX_DIAGNOSTICS_PER_CODE} more "${code}" diagnostics not listed` });

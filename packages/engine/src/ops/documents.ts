@@ -46,8 +46,10 @@ export function newDocument(version?: string): DocumentApi {
 function opened(engine: Engine, store: ReturnType<Engine['addDocument']>, kind: 'document_opened' | 'document_created') {
   engine.activate(store.id);
   engine.emit(kind, store, { name: store.name, path: store.path });
+  // what reading had to repair (a missing layer 0 added, broken handles renumbered ...)
+  const repairs = store.doc.diagnostics.filter((d) => d.level !== 'info').map((d) => ({ code: d.code, message: d.message }));
   return new Reply(
-    { document_id: store.id, name: store.name, path: store.path, created: kind === 'document_created', ...documentDetails(store) },
+    { document_id: store.id, name: store.name, path: store.path, created: kind === 'document_created', ...documentDetails(store), ...(repairs.length ? { repairs } : {}) },
     { document_id: store.id, state: true },
   );
 }

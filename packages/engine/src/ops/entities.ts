@@ -6,6 +6,7 @@ import { LIMITS } from '../limits.js';
 import type { DocStore, Transaction } from '../store/document-store.js';
 import { safeBox } from '../store/document-store.js';
 import { deepClone } from '../store/clone.js';
+import { copyEntities } from '../store/closure.js';
 import { entityIndex } from '../store/access.js';
 import { buildEntity, createItem, point, to3, type CreateContext, type CreateItem } from '../entities/create.js';
 import { queryEntities } from '../query/entities.js';
@@ -66,6 +67,7 @@ export function createContext(tx: Transaction, createLayers: boolean): CreateCon
 }
 
 function layoutBlock(doc: DocumentApi, name: string): string {
+  if (name.toLowerCase() === 'model') return doc.modelSpace().name;
   const l = doc.layouts().find((x) => x.name.toLowerCase() === name.toLowerCase());
   if (!l) throw new OpError('unknown_layout', `no layout named ${name}`, { layout: name });
   return l.block.name;
@@ -290,11 +292,12 @@ export const entitiesTransform = defineOp({
 
 export const entitiesCopyTo = defineOp({
   name: 'entities_copy_to',
-  summary: 'Copies entities of the active document (or source_document_id) into document_id; layers, linetypes, styles and blocks they use come along.',
+  summary: 'Copies entities of the active document (or source_document_id) into document_id with everything they depend on (blocks, layers, linetypes, styles, APPIDs, image definitions ...); what the target already has keeps the target\'s definition, anonymous blocks get new names. `result.dependencies` lists what was brought, `result.kept_from_target` what the target kept.',
   input: z.object({
     handles: z.array(z.string()).min(1),
     document_id: z.number().int().describe('target document'),
     source_document_id: z.number().int().optional().describe('default: the active document'),
+    layout: z.string().optional().describe('layout of the target to copy into (default: model space, or the layout of the same name for entities of a paper-space layout)'),
   }),
   mutates: true,
   effect: 'change',
@@ -303,21 +306,19 @@ export const entitiesCopyTo = defineOp({
   addressing: 'active',
   needsDocument: true,
   http: [{ method: 'POST', path: '/entities/copy-to', status: 201, wrapper: false }],
-  errors: ['entity_absent', 'unknown_document', 'document_closed'],
+  errors: ['entity_absent', 'unknown_document', 'document_closed', 'unknown_layout'],
   handler: async (ctx, input) => {
     const engine = ctx.engine;
     const source = input.source_document_id !== undefined ? docById(ctx, input.source_document_id) : ctx.store!;
     const target = docById(ctx, input.document_id);
     const list = entitiesOrThrow(source.doc, input.handles);
-    const handles = await engine.withTransaction(target, 'entities_copy_to', ctx.requestId, (tx) => {
-      const out: string[] = [];
-      for (const e of list) {
-        ensureResources(tx, source.doc, e);
-        out.push(tx.addEntity(copyOf(e)).handle);
-      }
-      return out;
-    });
-    return new Reply({ count: handles.length, handles, document_id: target.id, source_document_id: source.id }, { document_id: engine.activeId ?? undefined });
+    const into = input.layout !== undefined ? layoutBlock(target.doc, input.layout) : undefined;
+    const r = await engine.withTransaction(target, 'entities_copy_to', ctx.requestId, (tx) => copyEntities(source.doc, list, tx, { into }));
+    return new Reply({
+      count: r.handles.length, handles: r.handles, document_id: target.id, source_document_id: source.id,
+      dependencies: r.dependencies, kept_from_target: r.kept_from_target, renamed_blocks: r.renamed_blocks, undefined_in_source: r.undefined_in_source,
+      ...(r.converted ? { converted: r.converted, dropped: r.dropped } : {}),
+    }, { document_id: engine.activeId ?? undefined });
   },
 });
 
@@ -326,42 +327,6 @@ function docById(ctx: OpContext, id: number): DocStore {
   if (s) return s;
   if (ctx.engine.closedIds.has(id)) throw new OpError('document_closed', `document ${id} was closed`);
   throw new OpError('unknown_document', `no document ${id} is open`);
-}
-
-/** Copies the layer, linetype, text style and block (recursively) an entity needs into tx's document. */
-export function ensureResources(tx: Transaction, from: DocumentApi, e: Entity, seenBlocks = new Set<string>()): void {
-  const doc = tx.doc;
-  const copyEntry = (table: 'LAYER' | 'LTYPE' | 'STYLE' | 'DIMSTYLE', name: unknown) => {
-    if (typeof name !== 'string' || !name) return;
-    const u = name.toUpperCase();
-    if (table === 'LTYPE' && (u === 'BYLAYER' || u === 'BYBLOCK' || u === 'CONTINUOUS')) return;
-    if (findEntry(doc, table, name)) return;
-    const src = findEntry(from, table, name);
-    const attrs = src ? deepClone(src.attrs) : {};
-    delete (attrs as Record<string, unknown>).name;
-    for (const k of Object.keys(attrs)) if (/handle$/.test(k)) delete (attrs as Record<string, unknown>)[k];
-    if (table === 'LAYER' && attrs.linetype) copyEntry('LTYPE', attrs.linetype);
-    tx.addTableEntry(table, name, attrs);
-  };
-  const walk = (x: Entity) => {
-    copyEntry('LAYER', x.attrs.layer ?? '0');
-    copyEntry('LTYPE', x.attrs.linetype);
-    if (x.attrs.style !== undefined) copyEntry('STYLE', x.attrs.style);
-    if (x.attrs.dimstyle !== undefined) copyEntry('DIMSTYLE', x.attrs.dimstyle);
-    for (const c of x.children ?? []) walk(c);
-    if (x.type === 'INSERT' && typeof x.attrs.name === 'string') {
-      const name = x.attrs.name;
-      if (seenBlocks.has(name.toLowerCase()) || doc.getBlock(name)) return;
-      seenBlocks.add(name.toLowerCase());
-      const b = from.getBlock(name);
-      if (!b) return;
-      for (const be of b.entities) ensureResources(tx, from, be, seenBlocks);
-      const base = (b.block.attrs.base_point as number[] | undefined) ?? [0, 0, 0];
-      const nb = tx.addBlock(b.name, to3(base), { flags: b.block.attrs.flags ?? 0 });
-      for (const be of b.entities) tx.addEntity(copyOf(be), nb.name);
-    }
-  };
-  walk(e);
 }
 
 // ---- properties ------------------------------------------------------------------------------

@@ -136,23 +136,7 @@ export function embedImage(target: DocumentApi | ImageSink, opts: EmbedImageOpti
   const layer = opts.layer ?? (typeof doc.getHeader('$CLAYER') === 'string' ? (doc.getHeader('$CLAYER') as string) : '0');
   if (!doc.getTableEntry('LAYER', layer)) throw new OpError('unknown_layer', `no layer named ${JSON.stringify(layer)}`, { layer });
   if (opts.block !== undefined && !doc.getBlock(opts.block)) throw new OpError('unknown_block', `no block named ${JSON.stringify(opts.block)}`, { block: opts.block });
-  const root = sink.touch(rootDictionary(doc));
-  // raster variables (ACAD_IMAGE_VARS), once per drawing
-  if (!namedObject(doc, root, 'ACAD_IMAGE_VARS')) {
-    const vars = sink.addObject({
-      kind: 'object', type: 'RASTERVARIABLES', handle: '', owner: root.handle, attrs: {},
-      markers: ['AcDbRasterVariables'],
-      extra: { AcDbRasterVariables: [[90, '0'], [70, '0'], [71, '1'], [72, String(unitsCode(doc))]] },
-      appData: [{ name: 'ACAD_REACTORS', tags: [[330, root.handle]] }],
-    });
-    entries(root).push({ name: 'ACAD_IMAGE_VARS', handle: vars.handle, code: 350 });
-  }
-  // the image dictionary (ACAD_IMAGE_DICT)
-  let dict = namedObject(doc, root, 'ACAD_IMAGE_DICT');
-  if (!dict || dict.type !== 'DICTIONARY') {
-    dict = sink.addObject({ kind: 'object', type: 'DICTIONARY', handle: '', owner: root.handle, attrs: { hard_owned: 1, cloning: 1, entries: [] }, markers: ['AcDbDictionary'] });
-    entries(root).push({ name: 'ACAD_IMAGE_DICT', handle: dict.handle, code: 350 });
-  } else sink.touch(dict);
+  const dict = imageDictionary(sink);
   // one IMAGEDEF per file: reuse it when the drawing already links the same file
   let def = entries(dict)
     .map((e) => doc.get(e.handle))
@@ -196,16 +180,32 @@ export function embedImage(target: DocumentApi | ImageSink, opts: EmbedImageOpti
       boundary_path: [[-0.5, -0.5], [pxW - 0.5, pxH - 0.5]],
     },
   }, opts.block);
-  const reactor = sink.addObject({
-    kind: 'object', type: 'IMAGEDEF_REACTOR', handle: '', owner: image.handle, attrs: {},
-    markers: ['AcDbRasterImageDefReactor'],
-    extra: { AcDbRasterImageDefReactor: [[90, '2'], [330, image.handle]] },
-  });
-  image.attrs.image_def_reactor_handle = reactor.handle;
-  // the IMAGEDEF lists its reactors
-  const reactors = def.appData?.find((g) => g.name === 'ACAD_REACTORS');
-  if (reactors) reactors.tags.push([330, reactor.handle]);
-  else (def.appData ??= []).push({ name: 'ACAD_REACTORS', tags: [[330, dict.handle], [330, reactor.handle]] });
+  linkImageToDef(sink, image, def);
+  return { handle: image.handle, image_def: def.handle, pixels: [pxW, pxH], size: [w, h!] };
+}
+
+/**
+ * ACAD_IMAGE_DICT of the drawing (touched, as the caller adds to it), created with the raster
+ * variables (ACAD_IMAGE_VARS) and the CLASS entries images need when the drawing has none.
+ */
+export function imageDictionary(sink: ImageSink): DxfObject {
+  const doc = sink.doc;
+  const root = sink.touch(rootDictionary(doc));
+  // raster variables (ACAD_IMAGE_VARS), once per drawing
+  if (!namedObject(doc, root, 'ACAD_IMAGE_VARS')) {
+    const vars = sink.addObject({
+      kind: 'object', type: 'RASTERVARIABLES', handle: '', owner: root.handle, attrs: {},
+      markers: ['AcDbRasterVariables'],
+      extra: { AcDbRasterVariables: [[90, '0'], [70, '0'], [71, '1'], [72, String(unitsCode(doc))]] },
+      appData: [{ name: 'ACAD_REACTORS', tags: [[330, root.handle]] }],
+    });
+    entries(root).push({ name: 'ACAD_IMAGE_VARS', handle: vars.handle, code: 350 });
+  }
+  let dict = namedObject(doc, root, 'ACAD_IMAGE_DICT');
+  if (!dict || dict.type !== 'DICTIONARY') {
+    dict = sink.addObject({ kind: 'object', type: 'DICTIONARY', handle: '', owner: root.handle, attrs: { hard_owned: 1, cloning: 1, entries: [] }, markers: ['AcDbDictionary'] });
+    entries(root).push({ name: 'ACAD_IMAGE_DICT', handle: dict.handle, code: 350 });
+  } else sink.touch(dict);
   const before = doc.classes.length;
   ensureClasses(doc, ['IMAGE', 'IMAGEDEF', 'IMAGEDEF_REACTOR', 'RASTERVARIABLES']);
   const added = doc.classes.splice(before);
@@ -218,7 +218,21 @@ export function embedImage(target: DocumentApi | ImageSink, opts: EmbedImageOpti
     };
     sink.custom('image classes', () => doc.classes.push(...added), drop);
   }
-  return { handle: image.handle, image_def: def.handle, pixels: [pxW, pxH], size: [w, h!] };
+  return dict;
+}
+
+/** The IMAGEDEF_REACTOR of an IMAGE (owned by it), listed among the IMAGEDEF's reactors. */
+export function linkImageToDef(sink: ImageSink, image: Entity, def: DxfObject): void {
+  const reactor = sink.addObject({
+    kind: 'object', type: 'IMAGEDEF_REACTOR', handle: '', owner: image.handle, attrs: {},
+    markers: ['AcDbRasterImageDefReactor'],
+    extra: { AcDbRasterImageDefReactor: [[90, '2'], [330, image.handle]] },
+  });
+  image.attrs.image_def_reactor_handle = reactor.handle;
+  sink.touch(def);
+  const reactors = def.appData?.find((g) => g.name === 'ACAD_REACTORS');
+  if (reactors) reactors.tags.push([330, reactor.handle]);
+  else (def.appData ??= []).push({ name: 'ACAD_REACTORS', tags: [[330, def.owner], [330, reactor.handle]] });
 }
 
 /** RASTERVARIABLES units code from $INSUNITS (0 none, 1 mm, 2 cm, 3 m, 4 km, 5 in, 6 ft, 7 yd, 8 mi). */
