@@ -8,6 +8,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { DispatcherApi, OpDef, OpEffect, ProtocolRequest, ProtocolResponse } from '@linework/engine';
 import { compactSchema } from './compact-schema.js';
+import { groupAction, groupEffect, groupInputSchema, groupPermissions, opGroups } from './mcp-groups.js';
 import { MAX_REPLY_BYTES, ReplyTooLarge, jsonText } from './json-reply.js';
 
 /**
@@ -155,7 +156,9 @@ export function createMcpServer(api: DispatcherApi): McpServer {
     { name: 'linework', version: api.appVersion },
     { instructions: INSTRUCTIONS },
   );
-  const tools = api.catalogue.filter((o) => o.mcp !== false);
+  const tools = api.catalogue.filter((o) => o.mcp !== false && !o.mcpGroup);
+  // ops declaring an MCP group travel as the `action`s of one tool per group
+  const groups = opGroups(api.catalogue.filter((o) => o.mcp !== false));
   const renderer = findRenderer(api.catalogue);
   const dispatch = (req: ProtocolRequest): Promise<ProtocolResponse> => api.dispatch(req);
 
@@ -170,6 +173,15 @@ export function createMcpServer(api: DispatcherApi): McpServer {
     // What an API key needs for the op over HTTP/TCP (MCP itself is local and takes no key).
     _meta: { 'linework/permissions': op.permissions },
   }));
+  for (const [group, ops] of groups) {
+    list.push({
+      name: group,
+      description: `Operations chosen by \`action\` (fields: see GET /capabilities): ${ops.map((o) => `${o.name}: ${o.summary.split(/[.;:]/)[0]}`).join('; ')}.`,
+      inputSchema: groupInputSchema(ops, PROTOCOL_FIELDS),
+      annotations: toolAnnotations(groupEffect(ops)),
+      _meta: { 'linework/permissions': groupPermissions(ops), 'linework/actions': Object.fromEntries(ops.map((o) => [o.name, o.permissions])) },
+    });
+  }
   if (renderer && renderer.name !== 'preview' && renderer.mcp !== false) {
     list.push({
       name: 'preview',
@@ -183,6 +195,12 @@ export function createMcpServer(api: DispatcherApi): McpServer {
   mcp.server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const name = request.params.name;
     const args = isObject(request.params.arguments) ? request.params.arguments : {};
+    const group = groups.get(name);
+    if (group) {
+      // an action that is not the group's runs as an unknown op, so the answer says so
+      const picked = groupAction(group, args) ?? { op: `${name}.${String(args.action ?? '')}`, fields: {} };
+      return toolResult(await dispatch({ ...picked.fields, protocol: 1, op: picked.op }));
+    }
     const isPreview = renderer !== undefined && (name === 'preview' || name === renderer.name);
     const op = name === 'preview' && renderer ? renderer.name : name;
     const fields: Json = { ...args };

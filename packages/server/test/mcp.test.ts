@@ -26,7 +26,7 @@ const EFFECTS: Record<string, 'read' | 'change' | 'write_files' | 'discard'> = {
   group_create: 'change', xdata_set: 'change', xdata_delete: 'change', block_define: 'change', block_delete: 'change',
   block_rename: 'change', purge: 'change', embed_image: 'change', command: 'change', audit: 'change',
   pick: 'read', layer_set: 'change',
-  explode: 'change', mirror: 'change', scale: 'change', array: 'change', stretch: 'change', hatch: 'change', dimension_create: 'change',
+  modify: 'change',
   save: 'write_files', plot: 'write_files', wblock: 'write_files',
   document_close: 'discard',
 };
@@ -58,7 +58,18 @@ describe('tool permissions', () => {
     const { tools } = await client.listTools();
     const { buildCatalogue } = await import('@linework/engine');
     const declared = new Map(buildCatalogue().map((o) => [o.name, o.permissions]));
-    for (const t of tools) expect(t._meta?.['linework/permissions'], t.name).toEqual(declared.get(t.name));
+    const grouped = new Map(buildCatalogue().filter((o) => o.mcpGroup).map((o) => [o.name, o]));
+    for (const t of tools) {
+      const actions = t._meta?.['linework/actions'] as Record<string, string[]> | undefined;
+      if (!actions) {
+        expect(t._meta?.['linework/permissions'], t.name).toEqual(declared.get(t.name));
+        continue;
+      }
+      // a group tool: each action's own permissions, and all of them together
+      for (const [action, perms] of Object.entries(actions)) expect(perms, action).toEqual(declared.get(action));
+      expect(Object.keys(actions).every((a) => grouped.get(a)?.mcpGroup === t.name)).toBe(true);
+      expect(new Set(t._meta?.['linework/permissions'] as string[])).toEqual(new Set(Object.values(actions).flat()));
+    }
     expect(tools.find((t) => t.name === 'plot')!._meta).toEqual({ 'linework/permissions': ['plots:create'] });
   });
 });
@@ -132,5 +143,19 @@ describe('--mcp', () => {
     p.child.stdin!.end();
     expect((await p.exited).code).toBe(0);
     expect(p.stdout()).toBe('');
+  });
+});
+
+describe('the modify tool (ops grouped by mcpGroup)', () => {
+  it('runs the action it names with its fields, and refuses actions of no op of the group', async () => {
+    const c = (await client.callTool({ name: 'entities_create', arguments: { entities: [{ type: 'Circle', center: [0, 0], radius: 2 }] } })) as any;
+    const h = c.structuredContent.handles[0];
+    const r = (await client.callTool({ name: 'modify', arguments: { action: 'hatch', point: [0, 0] } })) as any;
+    expect(r.isError).toBeFalsy();
+    expect(r.structuredContent).toEqual({ created: [expect.any(String)], modified: [], erased: [] });
+    const s = (await client.callTool({ name: 'modify', arguments: { action: 'scale', handles: [h], base: [0, 0], factor: 0 } })) as any;
+    expect(s.structuredContent).toMatchObject({ ok: false, code: 'invalid_transform' });
+    const bad = (await client.callTool({ name: 'modify', arguments: { action: 'entities_delete', handles: [h] } })) as any;
+    expect(bad.structuredContent).toMatchObject({ ok: false, code: 'unknown_op' });
   });
 });
