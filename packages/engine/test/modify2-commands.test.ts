@@ -58,6 +58,10 @@ describe('construct and modify commands', () => {
     expect(rec(e, ar.handles[1]).attrs.start).toEqual([0, -12, 0]);
     const polar = await ok(e, 'command', { cmd: 'ARRAY 10,-2 P 0,0 4 360 Y' });
     expect(polar.handles).toHaveLength(3);
+    // by handle, P is the polar type (not the previous selection)
+    const byHandle = await ok(e, 'command', { cmd: `ARRAY ${bottom} P 0,0 2 180 N` });
+    expect(byHandle.handles).toHaveLength(1);
+    await ok(e, 'command', { cmd: 'U' });
     const st = await ok(e, 'command', { cmd: 'S C 18,-1 22,1 0,0 @5,0' });
     expect(st.commands[0].modified).toContain(bottom);
     expect(rec(e, bottom).attrs.end).toEqual([25, 0, 0]);

@@ -142,3 +142,17 @@ describe('--mcp', () => {
     expect(p.stdout()).toBe('');
   });
 });
+
+describe('the modify tool (ops grouped by mcpGroup)', () => {
+  it('runs the action it names with its fields, and refuses actions of no op of the group', async () => {
+    const c = (await client.callTool({ name: 'entities_create', arguments: { entities: [{ type: 'Circle', center: [0, 0], radius: 2 }] } })) as any;
+    const h = c.structuredContent.handles[0];
+    const r = (await client.callTool({ name: 'modify', arguments: { action: 'hatch', point: [0, 0] } })) as any;
+    expect(r.isError).toBeFalsy();
+    expect(r.structuredContent).toEqual({ created: [expect.any(String)], modified: [], erased: [] });
+    const s = (await client.callTool({ name: 'modify', arguments: { action: 'scale', handles: [h], base: [0, 0], factor: 0 } })) as any;
+    expect(s.structuredContent).toMatchObject({ ok: false, code: 'invalid_transform' });
+    const bad = (await client.callTool({ name: 'modify', arguments: { action: 'entities_delete', handles: [h] } })) as any;
+    expect(bad.structuredContent).toMatchObject({ ok: false, code: 'unknown_op' });
+  });
+});

@@ -57,13 +57,13 @@ function pickOne(state: MoreCmdState, p: Vec, command: string, what: string): En
  * "Select objects:": handles, L, ALL, P, then picked points. The last `keep` points of the run
  * belong to the command (the mirror line, the base point), as the prompts after the selection ask for them.
  */
-function selectObjects(state: MoreCmdState, t: Tokens, keep: number): { list: Entity[]; points: Vec[] } {
+function selectObjects(state: MoreCmdState, t: Tokens, keep: number, stopWords: string[] = []): { list: Entity[]; points: Vec[] } {
   const doc = state.store.doc;
   const hs: string[] = [];
   while (!t.done()) {
     const tok = t.peek()!;
     const u = tok.toUpperCase();
-    if (looksLikePoint(tok)) break;
+    if (looksLikePoint(tok) || stopWords.includes(u)) break;
     if (u === 'L' || u === 'LAST') { if (state.store.lastCreated && doc.get(state.store.lastCreated)) hs.push(state.store.lastCreated); }
     else if (u === 'ALL') hs.push(...doc.modelSpace().entities.map((e) => e.handle));
     else if (u === 'P' || u === 'PREVIOUS') hs.push(...state.store.previousSelection);
@@ -120,7 +120,8 @@ const scaleCmd: Runner = (state, tx, t) => {
  * distance; Polar centre, number of items, angle to fill <360>, rotate arrayed objects? [Yes/No] <Y>.
  */
 const arrayCmd: Runner = (state, tx, t) => {
-  const { list } = selectObjects(state, t, 0);
+  // P and R after the objects are the array's type here, not the previous selection
+  const { list } = selectObjects(state, t, 0, ['P', 'POLAR', 'R', 'RECTANGULAR']);
   const kind = t.keyword('Rectangular', 'Polar') ?? 'RECTANGULAR';
   const handles = list.map((e) => e.handle);
   if (kind === 'POLAR') {
