@@ -60,6 +60,8 @@ const PERMISSIONS: Record<string, string[]> = {
   pick: ['drawings:read'],
   answer: ['drawings:read'],
   layer_set: ['layers:write'],
+  offset: ['drawings:write'], trim: ['drawings:write'], extend: ['drawings:write'], fillet: ['drawings:write'],
+  chamfer: ['drawings:write'], break: ['drawings:write'], join: ['drawings:write'],
 };
 
 const engine = new Engine({ empty: true });
