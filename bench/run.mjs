@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
 const root = new URL('..', import.meta.url).pathname;
-const all = ['dxf', 'server', 'render', 'keys', 'hosted', 'cli', 'editor', 'modify2'];
+const all = ['dxf', 'server', 'render', 'keys', 'hosted', 'cli', 'editor', 'modify2', 'trim-extend'];
 const picked = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const sections = picked.length ? picked : all;
 const tsx = root + 'node_modules/.bin/tsx';

@@ -75,6 +75,26 @@ describe('offset', () => {
     }
   });
 
+  it('offsets a rounded rectangle (arcs tangent to their lines) both ways; refuses an offset that folds over', async () => {
+    const q = Math.tan(Math.PI / 8);
+    const { e, h } = await drawing([
+      { type: 'LWPolyline', closed: true, points: [[1, 0], [9, 0, 0, 0, q], [10, 1], [10, 9, 0, 0, q], [9, 10], [1, 10, 0, 0, q], [0, 9], [0, 1, 0, 0, q]] },
+      { type: 'LWPolyline', closed: true, points: [[0, 0], [20, 0], [20, 5], [5, 5], [5, 20], [0, 20]] },
+    ]);
+    const out = await undoable(e, 'offset', { handle: h[0], distance: 0.5, side: [50, 50] });
+    const p = (await get(e, out.created[0])).points as number[][];
+    expect(p.map((v) => [v[0], v[1]])).toEqual([[1, -0.5], [9, -0.5], [10.5, 1], [10.5, 9], [9, 10.5], [1, 10.5], [-0.5, 9], [-0.5, 1]].map((v) => v.map((x) => expect.closeTo(x, 12))));
+    for (const i of [1, 3, 5, 7]) expect(p[i]![4]).toBeCloseTo(q, 12);
+    const inward = await undoable(e, 'offset', { handle: h[0], distance: 0.25, side: [5, 5] });
+    close((await get(e, inward.created[0])).points[1], [9, 0.25, 0, 0, q]);
+    const ok1 = await undoable(e, 'offset', { handle: h[1], distance: 1, side: [2, 10] });
+    expect(((await get(e, ok1.created[0])).points as number[][]).map((v) => [v[0], v[1]])).toEqual([[1, 1], [19, 1], [19, 4], [4, 4], [4, 19], [1, 19]]);
+    const before = dump(active(e).doc);
+    const f = await fails(e, 'offset', { handle: h[1], distance: 3, side: [2, 10] }, 'offset_impossible');
+    expect(f.error).toContain(h[1]);
+    expect(dump(active(e).doc)).toBe(before);
+  });
+
   it('offsets an ellipse and a spline as splines within the tolerance', async () => {
     const { e, h } = await drawing([
       { type: 'Ellipse', center: [0, 0], major_axis: [10, 0], ratio: 0.5 },

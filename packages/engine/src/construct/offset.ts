@@ -3,7 +3,7 @@
 // approximated by cubic Bezier pieces (a clamped cubic spline) within a tolerance.
 import { OpError } from '../protocol.js';
 import { type P, add, cross, dist, len, mul, perp, sub, unit, TAU } from './vec2.js';
-import { type Path, type Seg, deriv, end, point, start } from './curve.js';
+import { type Path, type Seg, deriv, end, pathClosest, point, start } from './curve.js';
 import { carrierHits, moveEnd, nearest, sameDirection } from './adjust.js';
 import type { Nurbs } from './nurbs.js';
 
@@ -27,11 +27,29 @@ export function offsetPath(path: Path, d: number, tol: number, handle: string): 
     if (keep.every(Boolean) || segs.length <= 1) {
       const out = joined.segs.slice();
       for (const f of joined.fills.reverse()) out.splice(f.after + 1, 0, f.arc);
+      foldCheck(path, out, d, handle);
       return { segs: out, closed: path.closed };
     }
     segs = segs.filter((_, i) => keep[i]);
   }
   throw new OpError('offset_impossible', `offset ${handle}: nothing is left of the polyline at distance ${Math.abs(d)}`, { handle });
+}
+
+/**
+ * An offset runs at distance |d| from the source everywhere; a point nearer means the outline
+ * folded over itself (a narrow part offset by more than half its width). AutoCAD would drop
+ * pieces there; the result here would be wrong, so it is refused.
+ */
+function foldCheck(path: Path, segs: Seg[], d: number, handle: string): void {
+  const want = Math.abs(d) * (1 - 1e-7);
+  for (const s of segs) {
+    for (const t of [0, 0.25, 0.5, 0.75, 1]) {
+      const q = point(s, t);
+      if (pathClosest(path, q).d < want) {
+        throw new OpError('offset_impossible', `offset ${handle}: at distance ${Math.abs(d)} the offset folds over itself (a part of the polyline is narrower than twice the distance)`, { handle });
+      }
+    }
+  }
 }
 
 /** Exact offset of a line or arc; null when an arc would pass its centre. */
