@@ -11,6 +11,7 @@ import { BUDGETS, DEFAULT_BUDGETS, budgetsFromEnv, configureBudgets } from '../s
 import { mtextComplexity } from '../src/entity-budget.js';
 import { renderLayout } from '../src/render/renderer.js';
 import { dxf } from '../src/dxf.js';
+import { plotCommand } from '../src/plot/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'lw-budgets-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -303,5 +304,30 @@ describe('deadline per request', () => {
     await fails(e, 'entities_list', { where: [{ path: '/layer', op: 'eq', value: '0' }] }, 'deadline_exceeded');
     configureBudgets({ requestMs: DEFAULT_BUDGETS.requestMs });
     await ok(e, 'entities_transform', { handles: handles.slice(0, 10), action: 'move', vector: [5, 5] });
+  });
+});
+
+describe('linework plot', () => {
+  function io() {
+    const out: string[] = [];
+    const err: string[] = [];
+    return { out, err, io: { stdout: { write: (s: string) => out.push(s) }, stderr: { write: (s: string) => err.push(s), isTTY: false, columns: 80 } } };
+  }
+
+  it('a file with a 1e6 x 1e6 MINSERT plots quickly, the array named as not drawn', async () => {
+    const file = dxfFile('cli-minsert.dxf', LINE_BLOCK, minsert(1_000_000, 1_000_000));
+    const a = io();
+    const t = performance.now();
+    expect(await plotCommand([file, join(dir, 'cli-minsert.png')], a.io)).toBe(0);
+    expect(performance.now() - t).toBeLessThan(2000);
+    expect(a.err.join('')).toContain('not drawn: INSERT(over the expanded_entities budget) x1');
+  });
+
+  it('a PNG over the pixel budget is refused before anything is drawn (exit 1)', async () => {
+    const file = dxfFile('cli-small.dxf', '', tags([[0, 'LINE'], [8, '0'], [10, 0], [20, 0], [30, 0], [11, 1], [21, 1], [31, 0]]));
+    const a = io();
+    expect(await plotCommand([file, join(dir, 'cli-huge.png'), '--paper', '5000x5000', '--dpi', '2400'], a.io)).toBe(1);
+    expect(a.err.join('')).toMatch(/budget is 100000000 pixels/);
+    expect(existsSync(join(dir, 'cli-huge.png'))).toBe(false);
   });
 });
