@@ -68,6 +68,30 @@ export const BUDGET_ENV: Readonly<Record<keyof Budgets, string>> = {
   requestMs: 'LINEWORK_REQUEST_TIMEOUT_MS',
 };
 
+/** Each budget's name in errors (`details.budget`), capabilities and docs/server.md. */
+export const BUDGET_NAMES: Readonly<Record<keyof Budgets, string>> = {
+  plotPixels: 'plot_pixels',
+  paperMm: 'paper_mm',
+  expandedEntities: 'expanded_entities',
+  expandedPerRequest: 'expanded_per_request',
+  blockDepth: 'block_depth',
+  entityVertices: 'entity_vertices',
+  mtextDepth: 'mtext_depth',
+  mtextCodes: 'mtext_codes',
+  splineDegree: 'spline_degree',
+  splinePoints: 'spline_points',
+  sessionDocuments: 'session_documents',
+  sessionBytes: 'session_bytes',
+  requestMs: 'request_ms',
+};
+
+/** The budgets in force by name (GET /capabilities). */
+export function budgetReport(): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const key of Object.keys(BUDGET_NAMES) as (keyof Budgets)[]) out[BUDGET_NAMES[key]] = BUDGETS[key];
+  return out;
+}
+
 /**
  * The budgets the environment sets (each a positive integer; `requestMs` may be 0). A value that
  * is not one is an error the operator sees at start, not a silent default.
@@ -95,7 +119,14 @@ export function configureBudgets(b: Partial<Budgets>): void {
   });
 }
 
-configureBudgets(budgetsFromEnv(process.env));
+// Every process that loads the engine (server, its workers, `linework plot`) starts with the
+// environment's budgets; a value that is not one leaves the defaults here, and the server's start
+// (serve.ts), which reads the same variables through budgetsFromEnv, refuses it with its message.
+try {
+  configureBudgets(budgetsFromEnv(process.env));
+} catch {
+  configureBudgets(DEFAULT_BUDGETS);
+}
 
 /** The failure of a work budget: `budget_exceeded`, naming the budget, its limit and the need. */
 export function budgetError(budget: string, limit: number, requested: number, message: string): OpError {

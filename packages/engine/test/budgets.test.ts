@@ -82,10 +82,12 @@ describe('budgets from the environment', () => {
     expect(() => budgetsFromEnv({ LINEWORK_REQUEST_TIMEOUT_MS: '-5' })).toThrow(/>= 0/);
   });
 
-  it('capabilities stay as they were; budget codes are documented', async () => {
+  it('capabilities list the budgets in force and the ops\' budget codes', async () => {
     const caps = await ok(fresh(), 'capabilities');
     const plot = caps.ops.find((o: { name: string }) => o.name === 'plot');
     expect(plot.errors).toContain('budget_exceeded');
+    expect(caps.budgets).toMatchObject({ plot_pixels: 100_000_000, expanded_entities: 1_000_000, session_documents: 32, request_ms: 60_000 });
+    expect(Object.keys(caps.budgets)).toHaveLength(13);
   });
 });
 
