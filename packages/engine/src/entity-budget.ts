@@ -12,12 +12,14 @@ export interface EntityOverBudget {
   requested: number;
 }
 
+const FIXED_SIZE = new Set(['LINE', 'CIRCLE', 'ARC', 'POINT', 'TEXT', 'ELLIPSE', 'SOLID', 'TRACE', '3DFACE', 'XLINE', 'RAY', 'ATTRIB', 'ATTDEF', 'VIEWPORT']);
+
 const len = (v: unknown): number => (Array.isArray(v) ? v.length : 0);
 
 /** Vertices an entity carries: points, vertices, control and fit points, knots, hatch path vertices, children. */
 export function vertexCount(e: Entity): number {
   const a = e.attrs;
-  let n = len(a.points) + len(a.vertices) + len(a.control_points) + len(a.fit_points) + len(a.knots) + len(a.weights) + (e.children?.length ?? 0);
+  let n = len(a.points) + len(a.vertices) + len(a.boundary_path) + len(a.control_points) + len(a.fit_points) + len(a.knots) + len(a.weights) + (e.children?.length ?? 0);
   const paths = a.paths;
   if (Array.isArray(paths)) {
     for (const p of paths as { vertices?: unknown; edges?: unknown }[]) n += 1 + len(p?.vertices) + len(p?.edges);
@@ -51,6 +53,8 @@ export function mtextComplexity(text: string): { depth: number; codes: number } 
  * is counted through `memo`, each block once). Cheap: sizes and one scan of an MTEXT's text.
  */
 export function entityOverBudget(e: Entity, doc: DocumentApi | null, memo?: Map<string, number>): EntityOverBudget | null {
+  // the common entities have a fixed size: nothing to count (renders and large changes stay as fast)
+  if (FIXED_SIZE.has(e.type) && !e.children) return null;
   const verts = vertexCount(e);
   if (verts > BUDGETS.entityVertices) return { budget: 'entity_vertices', limit: BUDGETS.entityVertices, requested: verts };
   switch (e.type) {
