@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { active, call, dump, engine, fails, ok } from './helpers.js';
-import { Workspace, type Engine } from '../src/index.js';
+import { Workspace, restoreSession, saveSession, type Engine } from '../src/index.js';
 import { BUDGETS, DEFAULT_BUDGETS, budgetsFromEnv, configureBudgets } from '../src/budgets.js';
 import { mtextComplexity } from '../src/entity-budget.js';
 import { renderLayout } from '../src/render/renderer.js';
@@ -331,5 +331,24 @@ describe('linework plot', () => {
     expect(await plotCommand([file, join(dir, 'cli-huge.png'), '--paper', '5000x5000', '--dpi', '2400'], a.io)).toBe(1);
     expect(a.err.join('')).toMatch(/budget is 100000000 pixels/);
     expect(existsSync(join(dir, 'cli-huge.png'))).toBe(false);
+  });
+});
+
+describe('a restored session', () => {
+  it('counts against the budget too: documents past it are left out and reported', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'lw-budgets-session-'));
+    try {
+      const a = engine({ workspace: new Workspace([root]) });
+      for (let i = 0; i < 4; i++) await ok(a, 'entities_create', { document_id: (await ok(a, 'document_open', {})).document_id, entities: [{ type: 'Point', location: [i, 0] }] });
+      await saveSession(a);
+      configureBudgets({ sessionDocuments: 3 });
+      const b = engine({ workspace: new Workspace([root]), empty: true });
+      const report = await restoreSession(b);
+      expect(report.restored).toHaveLength(3);
+      expect(report.skipped).toHaveLength(2);
+      expect(report.skipped[0]!.reason).toMatch(/budget is 3/);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
