@@ -101,6 +101,10 @@ describe('work budgets over HTTP with API keys', () => {
     expect(rss(lw)).toBeLessThan(GB);
     // the other organization is served as before
     expect((await as(k.betaAll).get('/api/v1/ready')).status).toBe(200);
+    // within the budget a PNG is made (and the rasteriser, loaded on the first one, is ready for the timings below)
+    const small = await acme.post('/api/v1/plot', { path: 'small.png', width: 200 });
+    expect(small.status, small.text).toBe(200);
+    expect(small.json.result.pages[0].pixels.width).toBe(200);
   });
 
   it('a DXF with a 1e6 x 1e6 MINSERT opens and plots within 2 s; set_properties to such an array is refused', async () => {
