@@ -8,6 +8,8 @@ export type {
 } from '@linework/dxf';
 export type { Primitive } from '@linework/dxf';
 export { ACI_RGB, DXF_VERSIONS, RELEASE_NAMES, flatten, getDef, mapHandleRefs, isReferenceCode } from '@linework/dxf';
+// work budgets (budgets.ts): what expanding a block reference costs, counted before expanding
+export { BudgetError, GEOMETRY_LIMITS, setGeometryLimits, referenceExpansion, blockExpansion, insertCells } from '@linework/dxf';
 import type { AttrDef, DocumentApi, DxfVersion, Entity, Primitive, Vec3 } from '@linework/dxf';
 
 // ---- functions of @linework/dxf ----------------------------------------------------------------

@@ -5,11 +5,13 @@ import { z } from 'zod';
 import type { DispatcherApi, OpDef, ProtocolRequest, ProtocolResponse } from './protocol.js';
 import { OpError } from './protocol.js';
 import type { DocumentApi } from './dxf.js';
+import { BudgetError } from './dxf.js';
 import { DocStore, redrawScope, summarize, type Diff, type Transaction } from './store/document-store.js';
 import { Pending, Reply, type EngineOp, type OpContext } from './ops/types.js';
 import { buildCatalogue } from './ops/catalogue.js';
 import { stateSnapshot } from './state.js';
 import { LIMITS } from './limits.js';
+import { fromBudgetError, runMetered } from './budgets.js';
 import { Workspace, clip } from './workspace.js';
 
 export { LIMITS };
@@ -344,6 +346,7 @@ export class Engine implements DispatcherApi {
   private failure(req: unknown, err: unknown, store?: DocStore | null): ProtocolResponse {
     const r = (req && typeof req === 'object' ? req : {}) as Record<string, unknown>;
     const e = err instanceof OpError ? err
+      : err instanceof BudgetError ? fromBudgetError(err)
       : (err as Error)?.name === 'DxfError' ? new OpError('dxf_error', (err as Error).message)
         : new OpError('internal_error', `internal error: ${(err as Error)?.message ?? String(err)}`);
     // Messages and details quote what the client sent (a layer name, a path): cut to a readable size.
@@ -443,14 +446,18 @@ export class Engine implements DispatcherApi {
         const tx = store!.begin(op.name, requestId);
         ctx.tx = tx;
         try {
-          out = await op.handler(ctx, input);
-          diff = store!.commit(tx);
+          // the commit's checks are part of the request: its deadline covers them
+          out = await runMetered(async () => {
+            const o = await op.handler(ctx, input);
+            diff = store!.commit(tx);
+            return o;
+          });
         } catch (err) {
           store!.rollback(tx);
           throw err;
         }
       } else {
-        out = await op.handler(ctx, input);
+        out = await runMetered(() => op.handler(ctx, input));
       }
     } catch (err) {
       const res = this.failure({ request_id: requestId }, err, ctx.store ?? this.active);

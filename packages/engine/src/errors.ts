@@ -65,10 +65,15 @@ export const ERROR_CODES: Record<string, string> = {
   invalid_point: 'command line: a coordinate that does not parse (x,y  @dx,dy  @d<angle)',
   nothing_selected: 'command line: the selection is empty',
   read_only: 'the document cannot be changed that way',
+  // work budgets (budgets.ts; docs/server.md, "Work budgets")
+  budget_exceeded: 'the work would pass a budget (plot pixels or paper, block expansion, vertices, MTEXT codes, spline size): details name the budget, its limit and what was asked; nothing changed',
+  deadline_exceeded: 'the request ran past its deadline (LINEWORK_REQUEST_TIMEOUT_MS) and was stopped where it was; nothing changed',
+  session_full: 'the session has as many documents open, or as many bytes of files, as its budget allows: close one first',
 };
 
 /** Codes any op can fail with (before or around its handler). */
 export const DISPATCHER_ERRORS = [
   'invalid_request', 'unsupported_protocol', 'unknown_op', 'request_id_reused', 'request_id_expired', 'operation_pending',
   'session_changed', 'stale_state', 'document_required', 'document_closed', 'unknown_document', 'busy', 'dxf_error', 'internal_error',
+  'deadline_exceeded',
 ];

@@ -8,6 +8,7 @@
 // decision). What is not saved: undo history, selection, named selection sets, views, events and
 // the answers kept by request_id; the restored session has a new session_id, which tells clients
 // so (`session_changed`).
+import { checkSessionRoom, noteDocumentBytes } from './session-budget.js';
 import { randomBytes } from 'node:crypto';
 import { readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -103,9 +104,11 @@ export async function restoreSession(engine: Engine): Promise<RestoreReport> {
     const source = saved.autosave ?? saved.path;
     if (source === null || engine.documents.has(saved.id)) continue;
     try {
-      const { doc } = await readDocument(engine.workspace, source);
+      // the manifest is the organization's file: its documents count against the session's budget too
+      const { doc, size } = await readDocument(engine.workspace, source, (bytes) => checkSessionRoom(engine, bytes));
       const path = saved.path !== null && engine.workspace.contains(saved.path) ? saved.path : null;
       const store = engine.restoreDocument(saved.id, doc, saved.name, path);
+      noteDocumentBytes(engine, saved.id, size);
       store.version = saved.version;
       store.modified = saved.modified;
       report.restored.push(saved.id);

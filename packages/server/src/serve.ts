@@ -3,7 +3,7 @@ import { statSync } from 'node:fs';
 import { delimiter, dirname, resolve } from 'node:path';
 import { removeStaleTempFiles } from '@linework/dxf';
 import type { DispatcherApi } from '@linework/engine';
-import { Workspace, createEngine, warmUp } from '@linework/engine';
+import { Workspace, budgetsFromEnv, configureBudgets, createEngine, warmUp } from '@linework/engine';
 import { PromptRelay, startEditorHost } from '@linework/editor';
 import { TokenCheck, resolveToken } from './auth.js';
 import type { Command, Io } from './cli.js';
@@ -79,6 +79,13 @@ export async function serve(cmd: Extract<Command, { kind: 'serve' }>, env: NodeJ
   const workspace = workspaceFor(cmd, env);
   if (typeof workspace === 'string') {
     io.stderr.write(`linework: ${workspace}\n`);
+    return 2;
+  }
+  // The work budgets (docs/server.md, "Work budgets"): a value that is not one stops the start.
+  try {
+    configureBudgets(budgetsFromEnv(env));
+  } catch (err) {
+    io.stderr.write(`linework: ${(err as Error).message}\n`);
     return 2;
   }
   // Saves killed half-way left their temporary files; the ones of gone processes are removed.

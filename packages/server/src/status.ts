@@ -35,6 +35,11 @@ const STATUS_OF_CODE: Readonly<Record<string, number>> = {
   usage_exceeded: 429,
   keys_unavailable: 503,
   session_unavailable: 503,
+  // Work budgets (engine budgets.ts): the request as sent never fits, so it is the client's (400);
+  // a full session frees up when a document is closed (409); a deadline may pass on a quieter try (503).
+  budget_exceeded: 400,
+  session_full: 409,
+  deadline_exceeded: 503,
 };
 
 /** HTTP status of a failure code; every code not listed is 400. */

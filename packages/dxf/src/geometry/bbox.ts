@@ -7,7 +7,10 @@ import type { DocumentApi } from '../document-api.js';
 import type { Entity, Vec3 } from '../types.js';
 import { BSpline, addEllipseArcToBox, addToBox, angleInRange, bulgeToArc, emptyBox } from './curves.js';
 import type { BoxArray } from './curves.js';
-import { entityGeometry, textCornersOcs } from './primitives.js';
+import { blockExpansion, checkSpline, referenceExpansion, GEOMETRY_LIMITS } from './expansion.js';
+import type { ExpansionMemo } from './expansion.js';
+import { cornerCellMatrices, entityGeometry, textCornersOcs } from './primitives.js';
+import type { Matrix44 } from './matrix44.js';
 import type { Primitive } from './primitives.js';
 import { DEG, isDefaultExtrusion, ocsFromExtrusion, ocsToWcs } from './vec.js';
 
@@ -191,15 +194,100 @@ export function boundingBox(e: Entity, doc?: DocumentApi): BBox | null {
     case 'RAY':
     case 'XLINE':
       return null;
+    case 'SPLINE':
+      if (splineOverLimits(e)) return pointsBox(a.control_points) ?? pointsBox(a.fit_points);
+      break;
     default:
       break;
   }
+  if (e.type === 'INSERT' && doc) return insertBox(e, doc, new Map(), new Map());
   const g = entityGeometry(e, doc);
   const b = emptyBox();
   let bounded = true;
   for (const p of g.prims) if (!addPrimToBox(b, p)) bounded = false;
   if (!bounded && e.type !== 'INSERT') return null;
   return toBBox(b);
+}
+
+function splineOverLimits(e: Entity): boolean {
+  try {
+    checkSpline(e);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/** A spline lies in the hull of its control points: their box bounds it without evaluating it. */
+function pointsBox(pts: unknown): BBox | null {
+  if (!Array.isArray(pts)) return null;
+  const b = emptyBox();
+  for (const q of pts as number[][]) addToBox(b, n(q[0]), n(q[1]), n(q[2]));
+  return toBBox(b);
+}
+
+/** Below this many expanded entities an INSERT's box is exact (its geometry, transformed). */
+const EXACT_INSERT_BOX = 20_000;
+
+/**
+ * The box of an INSERT without expanding large ones: past EXACT_INSERT_BOX entities it is the box
+ * of its block's box (each block boxed once, nested blocks through their own boxes) carried
+ * through the corner cells' matrices: never smaller than the exact box, looser only when rotated.
+ * So an array of 1e12 cells or six levels of ten inserts is boxed in microseconds.
+ */
+function insertBox(e: Entity, doc: DocumentApi, counts: ExpansionMemo, boxes: Map<string, BoxArray | null>, depth = 0): BBox | null {
+  // inside a large reference its nested ones are boxed through their blocks too, else each
+  // of them would be expanded again for every block that holds it
+  const count = referenceExpansion(e, doc, counts, depth);
+  if (depth === 0 && count <= EXACT_INSERT_BOX) {
+    const g = entityGeometry(e, doc);
+    const b = emptyBox();
+    for (const p of g.prims) addPrimToBox(b, p);
+    return toBBox(b);
+  }
+  const b = emptyBox();
+  const inner = blockBox(String(e.attrs.name ?? ''), doc, counts, boxes, depth);
+  if (inner) for (const m of cornerCellMatrices(e, doc)) addTransformedBox(b, inner, m);
+  for (const att of e.children ?? []) {
+    if (att.type !== 'ATTRIB') continue;
+    const ab = boundingBox(att, doc);
+    if (ab) {
+      addToBox(b, ab.min[0], ab.min[1], ab.min[2]);
+      addToBox(b, ab.max[0], ab.max[1], ab.max[2]);
+    }
+  }
+  return toBBox(b);
+}
+
+/** The box of a block's content in its own coordinates (null: nothing bounded); each block once. */
+function blockBox(name: string, doc: DocumentApi, counts: ExpansionMemo, boxes: Map<string, BoxArray | null>, depth: number): BoxArray | null {
+  const key = name.toUpperCase();
+  if (boxes.has(key)) return boxes.get(key)!;
+  const blk = doc.getBlock(name);
+  // too deep or a cycle: what cannot be expanded adds nothing (the renderer skips it too)
+  if (!blk || depth >= GEOMETRY_LIMITS.maxDepth || blockExpansion(doc, name, counts, depth) === Infinity) {
+    boxes.set(key, null);
+    return null;
+  }
+  boxes.set(key, null);
+  const b = emptyBox();
+  for (const child of blk.entities) {
+    if (child.type === 'ATTDEF') continue;
+    const cb = child.type === 'INSERT' ? insertBox(child, doc, counts, boxes, depth + 1) : boundingBox(child, doc);
+    if (!cb) continue;
+    addToBox(b, cb.min[0], cb.min[1], cb.min[2]);
+    addToBox(b, cb.max[0], cb.max[1], cb.max[2]);
+  }
+  const out = b[0]! <= b[3]! ? b : null;
+  boxes.set(key, out);
+  return out;
+}
+
+function addTransformedBox(b: BoxArray, box: BoxArray, m: Matrix44): void {
+  for (let i = 0; i < 8; i++) {
+    const p = m.transformPoint([i & 1 ? box[3]! : box[0]!, i & 2 ? box[4]! : box[1]!, i & 4 ? box[5]! : box[2]!]);
+    addToBox(b, p[0], p[1], p[2]);
+  }
 }
 
 /** The union of the boxes of entities (unbounded and empty ones skipped); null when none. */

@@ -18,3 +18,8 @@ export {
 export type { Primitive, Geometry } from './primitives.js';
 export { transformEntity, transformEntities, moveEntity, rotateEntity, scaleEntity, mirrorEntity } from './transform.js';
 export { intersections, distanceToPoint, containsPoint, flatten } from './query.js';
+export {
+  BudgetError, GEOMETRY_LIMITS, setGeometryLimits, insertCells, blockExpansion, referenceExpansion, checkReference, checkSpline, expansionError,
+} from './expansion.js';
+export type { GeometryLimits, ExpansionMemo } from './expansion.js';
+export { cornerCellMatrices } from './primitives.js';

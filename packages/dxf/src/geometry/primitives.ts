@@ -8,6 +8,7 @@ import type { Entity, Vec3 } from '../types.js';
 import { entityAttr } from '../entities/index.js';
 import { BSpline, bulgeToArc, ccwSweep, ellipseAngleToParam } from './curves.js';
 import type { SplineData } from './curves.js';
+import { GEOMETRY_LIMITS, blockExpansion, checkReference, checkSpline, expansionError } from './expansion.js';
 import { Matrix44 } from './matrix44.js';
 import { DEG, TAU, cross, len, mul, normalize, ocsFromExtrusion, ocsToWcs, vec3 } from './vec.js';
 import type { Ocs } from './vec.js';
@@ -287,28 +288,44 @@ export function insertMatrix(e: Entity, doc?: DocumentApi): Matrix44 {
     .then(Matrix44.translate(ins[0], ins[1], ins[2]));
 }
 
-/** All matrices of an INSERT (one per MINSERT array cell). */
+/** All matrices of an INSERT (one per MINSERT array cell); callers bound the cells first (expansion.ts). */
 export function insertMatrices(e: Entity, doc?: DocumentApi): Matrix44[] {
   const a = e.attrs;
   const cols = Math.max(1, Math.floor(num(a.column_count, 1)));
   const rows = Math.max(1, Math.floor(num(a.row_count, 1)));
   const base = insertMatrix(e, doc);
   if (cols === 1 && rows === 1) return [base];
+  const out: Matrix44[] = [];
+  for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) out.push(cellMatrix(e, base, r, c));
+  return out;
+}
+
+/**
+ * The matrices of a MINSERT's corner cells: cells are translations linear in row and column, so
+ * the array's box is the union of its corner cells' boxes.
+ */
+export function cornerCellMatrices(e: Entity, doc?: DocumentApi): Matrix44[] {
+  const a = e.attrs;
+  const cols = Math.max(1, Math.floor(num(a.column_count, 1)));
+  const rows = Math.max(1, Math.floor(num(a.row_count, 1)));
+  const base = insertMatrix(e, doc);
+  const out: Matrix44[] = [];
+  for (const r of rows > 1 ? [0, rows - 1] : [0]) for (const c of cols > 1 ? [0, cols - 1] : [0]) out.push(cellMatrix(e, base, r, c));
+  return out;
+}
+
+function cellMatrix(e: Entity, base: Matrix44, r: number, c: number): Matrix44 {
+  if (r === 0 && c === 0) return base;
+  const a = e.attrs;
   const cs = num(a.column_spacing);
   const rs = num(a.row_spacing);
   const rot = num(a.rotation) * DEG;
   const ocs = ocsFromExtrusion(a.extrusion);
-  const out: Matrix44[] = [];
   // spacing runs along the rotated (unscaled) axes of the insert's OCS
   const dx = ocsToWcs(ocs, [Math.cos(rot), Math.sin(rot), 0]);
   const dy = ocsToWcs(ocs, [-Math.sin(rot), Math.cos(rot), 0]);
-  for (let r = 0; r < rows; r++) {
-    for (let c = 0; c < cols; c++) {
-      const off = [dx[0] * cs * c + dy[0] * rs * r, dx[1] * cs * c + dy[1] * rs * r, dx[2] * cs * c + dy[2] * rs * r];
-      out.push(base.then(Matrix44.translate(off[0]!, off[1]!, off[2]!)));
-    }
-  }
-  return out;
+  const off = [dx[0] * cs * c + dy[0] * rs * r, dx[1] * cs * c + dy[1] * rs * r, dx[2] * cs * c + dy[2] * rs * r];
+  return base.then(Matrix44.translate(off[0]!, off[1]!, off[2]!));
 }
 
 const MAX_DEPTH = 32;
@@ -377,7 +394,7 @@ function polylineGeometry(e: Entity, g: Geometry): void {
  * The geometry of an entity in WCS. `doc` resolves block references (INSERT, DIMENSION blocks);
  * without it they contribute only their attributes/definition points.
  */
-export function entityGeometry(e: Entity, doc?: DocumentApi, depth = 0): Geometry {
+export function entityGeometry(e: Entity, doc?: DocumentApi, depth = 0, open: Set<string> = new Set()): Geometry {
   const a = e.attrs;
   const g: Geometry = { prims: [] };
   switch (e.type) {
@@ -427,6 +444,7 @@ export function entityGeometry(e: Entity, doc?: DocumentApi, depth = 0): Geometr
       polylineGeometry(e, g);
       break;
     case 'SPLINE': {
+      checkSpline(e);
       const cps = (a.control_points as number[][] | undefined) ?? [];
       const fps = (a.fit_points as number[][] | undefined) ?? [];
       if (cps.length > 0) {
@@ -480,11 +498,16 @@ export function entityGeometry(e: Entity, doc?: DocumentApi, depth = 0): Geometr
     }
     case 'INSERT': {
       const blk = doc?.getBlock(String(a.name ?? ''));
-      if (blk && depth < MAX_DEPTH) {
+      // counted before expanding: the nested levels below are covered by the top one's count
+      if (blk && depth === 0) checkReference(e, doc!);
+      const key = blk?.name.toUpperCase() ?? '';
+      // a block inside itself is not followed (as the renderer does)
+      if (blk && depth < MAX_DEPTH && !open.has(key)) {
+        open.add(key);
         const content: Geometry = { prims: [], loops: [] };
         for (const child of blk.entities) {
           if (child.type === 'ATTDEF') continue; // ATTDEFs are not shown in references
-          const cg = entityGeometry(child, doc, depth + 1);
+          const cg = entityGeometry(child, doc, depth + 1, open);
           content.prims.push(...cg.prims.filter((p) => p.k !== 'ray'));
           if (cg.loops) content.loops!.push(...cg.loops);
         }
@@ -494,6 +517,7 @@ export function entityGeometry(e: Entity, doc?: DocumentApi, depth = 0): Geometr
           g.prims.push(...t.prims);
           g.loops.push(...(t.loops ?? []));
         }
+        open.delete(key);
       }
       for (const att of e.children ?? []) {
         if (att.type !== 'ATTRIB') continue;
@@ -503,11 +527,15 @@ export function entityGeometry(e: Entity, doc?: DocumentApi, depth = 0): Geometr
     }
     case 'DIMENSION': {
       const blk = a.geometry ? doc?.getBlock(String(a.geometry)) : undefined;
+      if (blk && depth === 0) {
+        const count = blockExpansion(doc!, blk.name);
+        if (count > GEOMETRY_LIMITS.maxExpanded) throw expansionError(e, count, blk.name);
+      }
       if (blk && depth < MAX_DEPTH) {
         const ins = vec3(a.insert);
         const m = Matrix44.translate(ins[0], ins[1], ins[2]);
         for (const child of blk.entities) {
-          const cg = entityGeometry(child, doc, depth + 1);
+          const cg = entityGeometry(child, doc, depth + 1, open);
           g.prims.push(...transformGeometry(cg, m).prims.filter((p) => p.k !== 'ray'));
         }
       } else {

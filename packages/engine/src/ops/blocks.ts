@@ -115,7 +115,7 @@ export const blockDefine = defineOp({
   permissions: ['blocks:write'],
   needsDocument: true,
   http: [{ method: 'POST', path: '/blocks', status: 201, wrapper: true }],
-  errors: ['entity_absent', 'block_exists', 'block_protected', 'invalid_block'],
+  errors: ['entity_absent', 'block_exists', 'block_protected', 'invalid_block', 'budget_exceeded'],
   handler: (ctx, input) => {
     const tx = ctx.tx!;
     const store = ctx.store!;

@@ -51,7 +51,7 @@ export const command = defineOp({
   tx: 'none',
   needsDocument: true,
   http: [{ method: 'POST', path: '/commands', status: 200, wrapper: false }],
-  errors: ['invalid_command', 'invalid_point', 'point_off_entity', 'nothing_selected', 'entity_absent', 'unknown_block', 'block_referenced', 'block_protected'],
+  errors: ['invalid_command', 'invalid_point', 'point_off_entity', 'nothing_selected', 'entity_absent', 'unknown_block', 'block_referenced', 'block_protected', 'budget_exceeded'],
   handler: async (ctx, input) => {
     const store = ctx.store!;
     const state: CmdState = { ctx, store, last: store.lastPoint };

@@ -33,7 +33,7 @@ export const displayList = defineOp({
   needsDocument: true,
   http: [],
   mcp: false,
-  errors: ['unknown_layout'],
+  errors: ['unknown_layout', 'budget_exceeded'],
   handler: async (ctx, input) => {
     const store = ctx.store!;
     const layout = findLayout(store.doc, input.layout);

@@ -10,6 +10,8 @@ import { Reply, defineOp, q, type OpContext } from './types.js';
 import { recordJson } from '../query/serialize.js';
 import type { Engine } from '../engine.js';
 import { deadline, quote, type Workspace } from '../workspace.js';
+import { currentMeter } from '../budgets.js';
+import { checkSessionRoom, noteDocumentBytes } from '../session-budget.js';
 
 /** A DXF version from a release name (R12, R2018) or $ACADVER (AC1009). */
 export function parseVersion(v: string): DxfVersion {
@@ -25,12 +27,15 @@ export function parseVersion(v: string): DxfVersion {
  * and the file's real path. A file that is not DXF fails with `invalid_dxf`, whose message says
  * where and why without quoting the file (it may be anything).
  */
-export async function readDocument(workspace: Workspace, named: string): Promise<{ doc: DocumentApi; path: string }> {
+export async function readDocument(workspace: Workspace, named: string, room?: (bytes: number) => void): Promise<{ doc: DocumentApi; path: string; size: number }> {
   const path = await workspace.forRead(named, 'drawing');
   const { size } = await stat(path);
+  room?.(size);
   try {
     const doc = await deadline(dxf.readDxf(path), `reading ${quote(named)}`, 30_000 + size / 2_000);
-    return { doc, path };
+    // reading is one step the deadline cannot enter: judged once it is done, before the document is added
+    currentMeter().checkNow();
+    return { doc, path, size };
   } catch (err) {
     if (err instanceof OpError) throw err;
     const e = err as NodeJS.ErrnoException;
@@ -80,22 +85,29 @@ export const documentOpen = defineOp({
       return out;
     },
   }],
-  errors: ['file_not_found', 'invalid_dxf', 'invalid_version', 'path_outside_root', 'not_a_file', 'invalid_path', 'io_timeout'],
+  errors: ['file_not_found', 'invalid_dxf', 'invalid_version', 'path_outside_root', 'not_a_file', 'invalid_path', 'io_timeout', 'session_full'],
   handler: async (ctx, input) => {
     const engine = ctx.engine;
+    const room = (bytes: number): void => checkSessionRoom(engine, bytes);
     if (input.template) {
       const t = input.template;
       let doc: DocumentApi;
-      if (/^(R\d+|AC\d{4})$/i.test(t.trim())) doc = newDocument(t);
-      else doc = (await readDocument(engine.workspace, t)).doc;
+      if (/^(R\d+|AC\d{4})$/i.test(t.trim())) {
+        room(0);
+        doc = newDocument(t);
+      } else doc = (await readDocument(engine.workspace, t, room)).doc;
       const store = engine.addDocument(doc, null);
       return opened(engine, store, 'document_created');
     }
     if (input.path) {
-      const { doc, path } = await readDocument(engine.workspace, input.path);
+      const { doc, path, size } = await readDocument(engine.workspace, input.path, room);
+      // checked again: another request may have opened one while this file was read
+      room(size);
       const store = engine.addDocument(doc, path);
+      noteDocumentBytes(engine, store.id, size);
       return opened(engine, store, 'document_opened');
     }
+    room(0);
     const store = engine.addDocument(newDocument(input.version), null);
     return opened(engine, store, 'document_created');
   },
@@ -110,8 +122,11 @@ export const documentNew = defineOp({
   permissions: ['drawings:read'],
   needsDocument: false,
   http: [],
-  errors: ['invalid_version'],
-  handler: (ctx, input) => opened(ctx.engine, ctx.engine.addDocument(newDocument(input.version), null), 'document_created'),
+  errors: ['invalid_version', 'session_full'],
+  handler: (ctx, input) => {
+    checkSessionRoom(ctx.engine, 0);
+    return opened(ctx.engine, ctx.engine.addDocument(newDocument(input.version), null), 'document_created');
+  },
 });
 
 export const documentClose = defineOp({

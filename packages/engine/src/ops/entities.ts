@@ -33,7 +33,7 @@ export const entitiesCreate = defineOp({
   permissions: ['drawings:write'],
   needsDocument: true,
   http: [{ method: 'POST', path: '/entities', status: 201, wrapper: false }],
-  errors: ['unknown_layer', 'unknown_linetype', 'unknown_style', 'unknown_block', 'invalid_entity', 'unknown_layout', 'invalid_xdata'],
+  errors: ['unknown_layer', 'unknown_linetype', 'unknown_style', 'unknown_block', 'invalid_entity', 'unknown_layout', 'invalid_xdata', 'budget_exceeded'],
   handler: (ctx, input) => {
     const tx = ctx.tx!;
     const store = ctx.store!;
@@ -127,7 +127,7 @@ export const entitiesList = defineOp({
   permissions: ['drawings:read'],
   needsDocument: true,
   http: [{ method: 'GET', path: '/entities', status: 200, wrapper: false, fromHttp: listFromHttp, toHttp: hoist }],
-  errors: ['invalid_where', 'entity_absent', 'unknown_layout'],
+  errors: ['invalid_where', 'entity_absent', 'unknown_layout', 'budget_exceeded'],
   handler: (ctx, input) => {
     const where = input.where === undefined || input.where === null ? [] : parseWhere(input.where);
     const bounds = input.bounds && input.bounds.length === 4 ? input.bounds : undefined;
@@ -268,7 +268,7 @@ export const entitiesTransform = defineOp({
   permissions: ['drawings:write'],
   needsDocument: true,
   http: [{ method: 'POST', path: '/entities/transform', status: 200, wrapper: true }],
-  errors: ['entity_absent', 'invalid_transform'],
+  errors: ['entity_absent', 'invalid_transform', 'budget_exceeded'],
   handler: (ctx, input) => {
     const tx = ctx.tx!;
     const t = transformFields(input);
@@ -439,7 +439,7 @@ export const setProperties = defineOp({
   permissions: ['drawings:write'],
   needsDocument: true,
   http: [],
-  errors: ['entity_absent', 'unknown_property', 'invalid_property', 'unknown_layer', 'unknown_linetype', 'unknown_style'],
+  errors: ['entity_absent', 'unknown_property', 'invalid_property', 'unknown_layer', 'unknown_linetype', 'unknown_style', 'budget_exceeded'],
   handler: (ctx, input) => {
     const tx = ctx.tx!;
     const props: Record<string, unknown> = { ...(input.properties ?? {}) };

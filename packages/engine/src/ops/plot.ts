@@ -54,7 +54,7 @@ export const plot = defineOp({
   permissions: ['plots:create'],
   needsDocument: true,
   http: [{ method: 'POST', path: '/plot', status: 200, wrapper: true }],
-  errors: ['unknown_layout', 'io_error', ...FILE_ERRORS],
+  errors: ['unknown_layout', 'io_error', ...FILE_ERRORS, 'budget_exceeded'],
   handler: async (ctx, input) => {
     const store = ctx.store!;
     const res = await plotLayouts(store.doc, {
@@ -130,7 +130,7 @@ export const preview = defineOp({
   permissions: ['drawings:read'],
   needsDocument: true,
   http: [],
-  errors: ['unknown_layout'],
+  errors: ['unknown_layout', 'budget_exceeded'],
   handler: async (ctx, input) => {
     const store = ctx.store!;
     const layout = layoutOrThrow(store, input.layout);

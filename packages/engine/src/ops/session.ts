@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { OpError, type ProtocolResponse } from '../protocol.js';
 import { LIMITS } from '../limits.js';
+import { budgetReport } from '../budgets.js';
 import { stateSnapshot } from '../state.js';
 import { Pending, Reply, defineOp, q, type EngineOp } from './types.js';
 import { DISPATCHER_ERRORS } from '../errors.js';
@@ -99,6 +100,7 @@ export const capabilities = defineOp({
         reply_bytes: LIMITS.maxReplyBytes,
         events_kept: LIMITS.maxEvents,
       },
+      budgets: budgetReport(),
       gui: ctx.engine.gui !== undefined,
     };
   },

@@ -9,7 +9,8 @@ import { boundsValid } from '../render/display-list.js';
 import type { Affine, Page } from '../render/page.js';
 import { applyAffine, paperScale } from '../render/page.js';
 import { pagesToPdf } from '../render/pdf.js';
-import { pageToPng } from '../render/png.js';
+import { pageToPng, pngSize } from '../render/png.js';
+import { BUDGETS, budgetError } from '../budgets.js';
 import { findLayout } from '../render/layouts.js';
 import { renderLayout } from '../render/renderer.js';
 import { pageToSvg } from '../render/svg.js';
@@ -361,6 +362,11 @@ export async function plot(doc: DocumentApi, opts: PlotOptions): Promise<PlotRes
     const v = opts[k];
     if (v !== undefined && !(Number.isInteger(v) && v > 0 && v <= 20000)) throw new OpError('invalid_request', `${k} must be an integer number of pixels (1..20000)`);
   }
+  // a paper given by the request is judged before anything is drawn
+  if (opts.paper) {
+    const p = parsePaper(opts.paper);
+    if (p) checkPageBudgets({ width: p.width, height: p.height }, format, opts);
+  }
   const pages: { page: Page; paper: string; scale: number }[] = [];
   const skipped: Record<string, number> = {};
   const warnings: PlotWarning[] = [];
@@ -368,6 +374,7 @@ export async function plot(doc: DocumentApi, opts: PlotOptions): Promise<PlotRes
     const list = renderLayout(doc, { layout: name, baseDir: opts.baseDir, images: opts.images });
     for (const [k, v] of Object.entries(list.skipped)) skipped[k] = (skipped[k] ?? 0) + v;
     const placed = layoutPage(doc, name, list, { paper: opts.paper, fit: opts.fit });
+    checkPageBudgets(placed.page, format, opts);
     const warning = emptyPageWarning(placed.page, placed.margins);
     if (warning) warnings.push(warning);
     pages.push(placed);
@@ -421,6 +428,26 @@ export async function plot(doc: DocumentApi, opts: PlotOptions): Promise<PlotRes
     }
   }
   return { format, files, pages: out, skipped, warnings };
+}
+
+/**
+ * The paper and pixel budgets of one page (`paper_mm`, `plot_pixels`): a 5000 mm sheet at 2400 dpi
+ * would be 472k x 472k pixels, so the raster's size is judged before resvg allocates it.
+ */
+function checkPageBudgets(page: { width: number; height: number }, format: PlotFormat, opts: PlotOptions): void {
+  const side = Math.max(page.width, page.height);
+  if (side > BUDGETS.paperMm) {
+    throw budgetError('paper_mm', BUDGETS.paperMm, Math.round(side), `the paper's longer side is ${Math.round(side)} mm; the budget is ${BUDGETS.paperMm} mm`);
+  }
+  if (format !== 'png') return;
+  const px = pngSize({ width: page.width, height: page.height } as Page, { dpi: opts.dpi, width: opts.width, height: opts.height });
+  const pixels = px.width * px.height;
+  if (pixels > BUDGETS.plotPixels) {
+    throw budgetError(
+      'plot_pixels', BUDGETS.plotPixels, pixels,
+      `a ${px.width} x ${px.height} pixel page is ${pixels} pixels; the budget is ${BUDGETS.plotPixels} pixels per page (lower dpi, width or height)`,
+    );
+  }
 }
 
 function round2(v: number): number {

@@ -1,4 +1,5 @@
 // GET /entities: filters, spatial queries through the R-tree, paging and detail levels.
+import { currentMeter } from '../budgets.js';
 import { OpError } from '../protocol.js';
 import { dxf, type Entity } from '../dxf.js';
 import type { DocStore } from '../store/document-store.js';
@@ -109,8 +110,10 @@ export function queryEntities(store: DocStore, qy: EntityQuery) {
   const end = offset + limit;
   const simple = !bounds && !near && !cp && !targets;
   const n = candidates.length;
+  const meter = currentMeter();
   for (let i = 0; i < n; i++) {
     const e = candidates[i]!;
+    meter.tick();
     if (types && !types.has(e.type)) continue;
     if (layers && !layers.has(String(e.attrs.layer ?? '0').toLowerCase())) continue;
     if (where && !where(e)) continue;

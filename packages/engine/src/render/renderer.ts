@@ -26,6 +26,9 @@ import { GDT_GLYPHS, parseTolerance } from './tolerance.js';
 import { decodeText, layoutMText, parseMText } from './text.js';
 import { findLayout, layoutObject } from './layouts.js';
 import { pageSetupOf } from '../plot/page-setup.js';
+import { BUDGETS, currentMeter, type WorkMeter } from '../budgets.js';
+import { entityOverBudget } from '../entity-budget.js';
+import { referenceExpansion } from '../dxf.js';
 
 export interface RenderOptions {
   /** Layout name ('Model' or a paper-space layout); default 'Model'. */
@@ -98,6 +101,11 @@ interface Ctx {
   imperial: boolean;
   pdmode: number;
   budget: PatternBudget;
+  /** The request's deadline, checked once per entity drawn. */
+  meter: WorkMeter;
+  /** Entities block references expanded to so far (BUDGETS.expandedPerRequest), and each block's count. */
+  expanded: number;
+  expansionMemo: Map<string, number>;
   // state of the current traversal
   clip: number;
   handle: string;
@@ -221,6 +229,9 @@ function makeCtx(doc: DocumentApi, opts: RenderOptions): Ctx {
     imperial: headerNum(doc, '$MEASUREMENT', 1) === 0,
     pdmode: headerNum(doc, '$PDMODE', 0),
     budget: { segments: opts.maxPatternSegments ?? 2_000_000 },
+    meter: currentMeter(),
+    expanded: 0,
+    expansionMemo: new Map(),
     clip: -1,
     handle: '',
     depth: 0,
@@ -1569,6 +1580,15 @@ function drawBlockContent(ctx: Ctx, block: Block, m: Mat, p: Props): void {
 function drawInsert(ctx: Ctx, e: Entity, p: Props, m: Mat, parent: Inherit | null): void {
   const name = str(e, 'name', '');
   const block = ctx.doc.getBlock(name);
+  if (block && ctx.depth === 0) {
+    // the whole nesting is charged once, at the top, before anything is expanded
+    const count = referenceExpansion(e, ctx.doc, ctx.expansionMemo);
+    if (ctx.expanded + count > BUDGETS.expandedPerRequest) {
+      skip(ctx, 'INSERT(over the expanded_per_request budget)');
+      return;
+    }
+    ctx.expanded += count;
+  }
   if (block) {
     const cols = Math.max(1, Math.min(10000, num(e, 'column_count', 1) | 0));
     const rows = Math.max(1, Math.min(10000, num(e, 'row_count', 1) | 0));
@@ -1759,6 +1779,12 @@ function drawEntity(ctx: Ctx, e: Entity, m: Mat, parent: Inherit | null, fromVie
   const p = resolveProps(ctx, e, parent);
   if (!p) return;
   const type = e.type;
+  ctx.meter.tick();
+  const over = entityOverBudget(e, ctx.doc, ctx.expansionMemo);
+  if (over) {
+    skip(ctx, `${type}(over the ${over.budget} budget)`);
+    return;
+  }
   // An insert on an "off" layer still shows its non-layer-0 content; other entities on off layers don't.
   if (p.layerOff && type !== 'INSERT') return;
   switch (type) {

@@ -2,6 +2,8 @@
 // the session-side state around it (selection, named selection sets, view, blocks in the editor).
 // Every change goes through a Transaction, which records a diff; commit turns it into one undo
 // step, bumps the version, refreshes the spatial index and notifies listeners.
+import { entityOverBudget, overBudgetError } from '../entity-budget.js';
+import { currentMeter } from '../budgets.js';
 import type {
   Block, DocumentApi, DxfObject, DxfRecord, Entity, Tag, TableEntry, TableName,
 } from '../dxf.js';
@@ -98,7 +100,12 @@ export class DocStore {
   rebuildIndex(): void {
     const ms = this.doc.modelSpace();
     this.msName = ms.name;
-    const entries = ms.entities.map((e) => ({ handle: e.handle, box: safeBox(e, this.doc) }));
+    // past the request's deadline this throws before the index is replaced (an open then adds nothing)
+    const meter = currentMeter();
+    const entries = ms.entities.map((e) => {
+      meter.tick();
+      return { handle: e.handle, box: safeBox(e, this.doc) };
+    });
     this.index.load(entries);
   }
 
@@ -168,12 +175,22 @@ export class DocStore {
     if (live.size !== this.selection.length) this.selection = this.selection.filter((h) => live.has(h));
   }
 
-  /** Refuses entities whose box is not finite or passes MAX_COORDINATE (out_of_range). */
+  /** Refuses entities over a work budget (budget_exceeded) or whose box is not finite or passes MAX_COORDINATE (out_of_range). */
   private checkRange(changes: Change[]): void {
     this.checkedBoxes.clear();
+    // each block's expansion counted once for all the changed references
+    const expansions = new Map<string, number>();
+    // a large change past the request's deadline stops here, and the dispatcher rolls it back
+    const meter = currentMeter();
     for (const c of changes) {
+      meter.tick();
       const e = c.k === 'ent+' ? c.rec : c.k === 'rec~' && (c.live as Entity).kind === 'entity' && this.doc.get(c.live.handle) ? (c.live as Entity) : null;
       if (!e) continue;
+      const over = entityOverBudget(e, this.doc, expansions);
+      if (over) {
+        this.checkedBoxes.clear();
+        throw overBudgetError(e, over);
+      }
       const box = safeBox(e, this.doc);
       this.checkedBoxes.set(e.handle, box);
       if (!box) continue;
