@@ -12,7 +12,7 @@ export const LIMITS = {
   maxConnections: 8,
   /** Idle time of a connection (reading or writing), in milliseconds. */
   idleMs: 15_000,
-  /** The request line and headers must have arrived this long after the connection opened. */
+  /** The request line and headers must have arrived this long after their first byte (a silent connection is the idle limit's). */
   headDeadlineMs: 5_000,
   /** The body must have arrived this long after the head (16 MiB needs 0.6 MB/s). */
   bodyDeadlineMs: 30_000,

@@ -35,7 +35,10 @@ export type RequestHandler = (req: RawRequest) => Promise<HttpReply>;
 export interface WireOptions {
   /** Watches the connection's idle time (one sweep for all connections instead of a timer each). */
   idle: IdleSweeper;
-  /** Time from the connection's start until the whole request head has arrived (ms). */
+  /**
+   * Time from the request's first byte until the whole request head has arrived (ms). A connection
+   * that sends nothing is the idle limit's (15 s, the spec's), not this deadline's.
+   */
   headDeadlineMs?: number;
   /** Time from the end of the head until the whole body has arrived (ms). */
   bodyDeadlineMs?: number;
@@ -52,7 +55,7 @@ interface Watched {
   busy: () => boolean;
   /**
    * When the request must have arrived whole (sweeper clock): a client trickling one byte a second
-   * is never idle, but it cannot hold a connection slot past this.
+   * is never idle, but it cannot hold a connection slot past this. Infinity until the first byte.
    */
   deadline: number;
 }
@@ -311,12 +314,15 @@ export function serveConnection(socket: Socket, handler: RequestHandler, opts: W
   // request): closing with them unread would reset the connection and could lose the response.
   let unread = false;
 
-  // The idle limit covers reading and writing; time spent in the dispatcher does not count.
-  const start = opts.idle.now();
+  // The idle limit covers reading and writing; time spent in the dispatcher does not count. The
+  // head deadline starts with the first byte: a silent new connection gets the spec's full idle
+  // limit (15 s), a trickling one is still cut once its head is late.
+  const headDeadlineMs = opts.headDeadlineMs ?? LIMITS.headDeadlineMs;
   const watch: Watched = {
-    socket, lastActive: start, pending: 0, busy: () => phase === 'handling',
-    deadline: start + (opts.headDeadlineMs ?? LIMITS.headDeadlineMs),
+    socket, lastActive: opts.idle.now(), pending: 0, busy: () => phase === 'handling',
+    deadline: Infinity,
   };
+  let firstByte = true;
   opts.idle.add(watch);
   socket.once('close', () => opts.idle.delete(watch));
   socket.on('error', () => socket.destroy());
@@ -429,6 +435,10 @@ export function serveConnection(socket: Socket, handler: RequestHandler, opts: W
 
   socket.on('data', (chunk: Buffer) => {
     watch.lastActive = opts.idle.now();
+    if (firstByte) {
+      firstByte = false;
+      if (phase === 'head') watch.deadline = watch.lastActive + headDeadlineMs;
+    }
     if (phase === 'head') {
       const r = head.push(chunk);
       if (r.kind === 'more') return;
