@@ -9,7 +9,7 @@
 import type { Socket } from 'node:net';
 import { LIMITS } from './config.js';
 import { REASONS } from './status.js';
-import { ReplyTooLarge, encodeJson } from './json-reply.js';
+import { ReplyTooLarge, encodeJson, type EncodedJson } from './json-reply.js';
 
 export interface RawRequest {
   method: string;
@@ -28,6 +28,8 @@ export interface HttpReply {
   /** JSON body (written with Content-Type application/json); null: no body. */
   body: Record<string, unknown> | null;
   headers?: Record<string, string>;
+  /** The JSON body already encoded (by the process that ran the request); wins over `body`. */
+  encoded?: EncodedJson;
 }
 
 export type RequestHandler = (req: RawRequest) => Promise<HttpReply>;
@@ -247,7 +249,7 @@ export function contentLength(value: string | undefined): number {
 function responseHead(reply: HttpReply, bodyBytes: number): string {
   const reason = REASONS[reply.status] ?? 'Unknown';
   let head = `HTTP/1.1 ${reply.status} ${reason}\r\n`;
-  if (reply.body !== null) head += 'Content-Type: application/json; charset=utf-8\r\n';
+  if (reply.body !== null || reply.encoded) head += 'Content-Type: application/json; charset=utf-8\r\n';
   head += `Content-Length: ${bodyBytes}\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n`;
   if (reply.headers) for (const [k, v] of Object.entries(reply.headers)) head += `${k}: ${v}\r\n`;
   return head + 'Connection: close\r\n\r\n';
@@ -255,7 +257,7 @@ function responseHead(reply: HttpReply, bodyBytes: number): string {
 
 /** A response as bytes: the head, then the JSON body in chunks (never one string of the whole body). */
 export function encodeResponse(reply: HttpReply, headOnly = false): { head: string; chunks: Buffer[] } {
-  const body = reply.body === null ? { chunks: [], bytes: 0 } : encodeJson(reply.body);
+  const body = reply.encoded ?? (reply.body === null ? { chunks: [], bytes: 0 } : encodeJson(reply.body));
   return { head: responseHead(reply, body.bytes), chunks: headOnly ? [] : body.chunks };
 }
 
@@ -264,13 +266,13 @@ export function replyForNodeHttp(reply: HttpReply): { status: number; headers: R
   let r = reply;
   let body: { chunks: Buffer[]; bytes: number };
   try {
-    body = r.body === null ? { chunks: [], bytes: 0 } : encodeJson(r.body);
+    body = r.encoded ?? (r.body === null ? { chunks: [], bytes: 0 } : encodeJson(r.body));
   } catch (err) {
     r = unencodable(err);
     body = encodeJson(r.body);
   }
   const headers: Record<string, string> = { 'Content-Length': String(body.bytes), 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff', ...(r.headers ?? {}) };
-  if (r.body !== null) headers['Content-Type'] = 'application/json; charset=utf-8';
+  if (r.body !== null || r.encoded) headers['Content-Type'] = 'application/json; charset=utf-8';
   return { status: r.status, headers, chunks: body.chunks };
 }
 

@@ -35,6 +35,8 @@ const STATUS_OF_CODE: Readonly<Record<string, number>> = {
   usage_exceeded: 429,
   keys_unavailable: 503,
   session_unavailable: 503,
+  // The organization's worker ended while the request ran (org-workers.ts).
+  session_restarting: 503,
 };
 
 /** HTTP status of a failure code; every code not listed is 400. */
