@@ -1,5 +1,5 @@
 // What the organizations' workers cost and buy (issue 21): `npx tsx bench/hosted/isolation.ts
-// [--duration 5] [--connections 8]`, also the last part of `bench/hosted/run.ts`.
+// [--duration 5] [--connections 8] [--hop-only]`, also the last part of `bench/hosted/run.ts`.
 //
 // One key service (SQLite) and two drawing servers on it: one with each organization in a worker
 // process (the default), one with every organization in the server's own process
@@ -8,7 +8,7 @@
 //  2. organization B's GET /ready while organization A runs heavy plots, against the same with A
 //     idle, on both servers: slices alternate between A idle and A plotting without a pause.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,13 +52,36 @@ async function post(port: number, key: string, path: string, body: unknown): Pro
 
 const fmt = (n: number, d = 0): string => n.toFixed(d);
 
+/** CPU time used so far (µs, utime + stime from /proc) by a process and its children (the workers); NaN off Linux. */
+function treeCpuMicros(pid: number): number {
+  const own = (p: number | string): number => {
+    const f = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(f[11]) + Number(f[12])) * 10_000;
+  };
+  try {
+    let total = own(pid);
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      for (const child of readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean)) {
+        try {
+          total += own(child);
+        } catch {
+          // ended meanwhile
+        }
+      }
+    }
+    return total;
+  } catch {
+    return NaN;
+  }
+}
+
 interface Server {
   name: string;
   port: number;
   proc: Proc;
 }
 
-export async function runIsolation(opts: { duration: number; connections: number }): Promise<void> {
+export async function runIsolation(opts: { duration: number; connections: number; hopOnly?: boolean }): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'lw-bench-iso-'));
   const procs: Proc[] = [];
   try {
@@ -85,19 +108,26 @@ export async function runIsolation(opts: { duration: number; connections: number
 
     // 1. The routing hop
     for (const path of ['/api/v1/ready', '/api/v1/entities?limit=100']) {
-      const rows = servers.map((s) => ({ s, sample: new Sample() }));
+      const rows = servers.map((s) => ({ s, sample: new Sample(), cpu: 0 }));
       for (const r of rows) await load(r.s.port, path, 0.5, { token: keyB, connections: opts.connections });
-      for (let i = 0; i < opts.duration; i++) for (const r of rows) await load(r.s.port, path, 1, { token: keyB, connections: opts.connections }, r.sample);
+      for (let i = 0; i < opts.duration; i++) {
+        for (const r of rows) {
+          const c0 = treeCpuMicros(r.s.proc.child.pid!);
+          await load(r.s.port, path, 1, { token: keyB, connections: opts.connections }, r.sample);
+          r.cpu += treeCpuMicros(r.s.proc.child.pid!) - c0;
+        }
+      }
       const base = rows.find((r) => r.s.name === 'one process')!.sample.result();
       console.log(`\nThe routing hop: GET ${path.replace('/api/v1', '')} with an API key, ${opts.connections} connections, ${opts.duration} s per row in alternating 1 s slices\n`);
-      console.log('| organizations\' sessions | requests | errors | req/s | p50 ms | p99 ms | vs one process |');
-      console.log('|---|---:|---:|---:|---:|---:|---:|');
+      console.log('| organizations\' sessions | requests | errors | req/s | p50 ms | p99 ms | vs one process | drawing server CPU µs/request (front + workers) |');
+      console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
       for (const r of rows) {
         const x = r.sample.result();
-        console.log(`| ${r.s.name === 'workers' ? 'a worker process each' : 'in the server\'s process (before)'} | ${x.requests} | ${x.errors} | ${fmt(x.rps)} | ${fmt(x.p50, 2)} | ${fmt(x.p99, 2)} | ${fmt((100 * x.rps) / base.rps)} % |`);
+        console.log(`| ${r.s.name === 'workers' ? 'a worker process each' : 'in the server\'s process (before)'} | ${x.requests} | ${x.errors} | ${fmt(x.rps)} | ${fmt(x.p50, 2)} | ${fmt(x.p99, 2)} | ${fmt((100 * x.rps) / base.rps)} % | ${fmt(r.cpu / x.requests)} |`);
       }
     }
 
+    if (opts.hopOnly) return;
     // 2. B while A plots; B keeps one connection fewer, for A's (the server takes 8 at a time)
     const bConnections = Math.max(1, opts.connections - 1);
     console.log(`\nOrganization B's GET /ready (API key, ${bConnections} connections) while organization A plots its 20 000 lines at 300 dpi, one plot after another, against A idle; ${opts.duration} s per row in alternating 1 s slices\n`);
@@ -148,5 +178,5 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     const i = args.indexOf(`--${name}`);
     return i >= 0 && args[i + 1] ? Number(args[i + 1]) : def;
   };
-  await runIsolation({ duration: arg('duration', 5), connections: arg('connections', 8) });
+  await runIsolation({ duration: arg('duration', 5), connections: arg('connections', 8), hopOnly: args.includes('--hop-only') });
 }
