@@ -11,7 +11,8 @@
 // time the drawing server and the key service used per answered request (/proc, Linux): under a
 // shared, busy machine the rates swing, the CPU per request much less. After the load, the key
 // service's request count of each key must equal the keyed requests answered: every request was
-// verified.
+// verified. Then bench/hosted/isolation.ts: what the organizations' worker processes cost (the
+// routing hop) and buy (organization B while organization A plots); `--no-isolation` skips it.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -20,6 +21,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { Sample, load } from '../server/load.js';
+import { runIsolation } from './isolation.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const args = process.argv.slice(2);
@@ -187,3 +189,4 @@ async function main(): Promise<void> {
 }
 
 await main();
+if (!args.includes('--no-isolation')) await runIsolation({ duration: DURATION_S, connections: CONNECTIONS });

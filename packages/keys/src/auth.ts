@@ -20,7 +20,14 @@ export interface AuthSettings {
   jwksUrl?: string;
   issuer?: string;
   audience?: string;
+  /** Longest a token may live: `exp` at most this many seconds after `iat` (or now). Default 24 h. */
+  maxLifetimeSeconds?: number;
 }
+
+/** AUTH_MAX_TOKEN_LIFETIME's default: a day. */
+export const DEFAULT_MAX_TOKEN_LIFETIME_S = 24 * 3600;
+/** How far in the future `iat` may lie (clock skew between the issuer and this service). */
+export const MAX_IAT_AHEAD_S = 60;
 
 export type Authenticator = (authorization: string | undefined) => Promise<Identity>;
 
@@ -48,6 +55,7 @@ export async function createAuthenticator(settings: AuthSettings): Promise<Authe
     if (jwks) return jwks(header, token);
     throw new errors.JOSEAlgNotAllowed('"alg" (Algorithm) Header Parameter value not allowed');
   };
+  const maxLifetime = settings.maxLifetimeSeconds ?? DEFAULT_MAX_TOKEN_LIFETIME_S;
   const options = {
     algorithms,
     // A token without exp would be good forever: a leaked one could never be contained.
@@ -67,6 +75,7 @@ export async function createAuthenticator(settings: AuthSettings): Promise<Authe
     } catch (err) {
       throw tokenFailure(err, jwks !== undefined);
     }
+    checkLifetime(payload, maxLifetime);
     const { sub, org, role } = payload;
     if (typeof sub !== 'string' || sub === '' || typeof org !== 'string' || org === '') {
       throw new ApiError('UNAUTHENTICATED', MESSAGES.tokenIdentity);
@@ -75,6 +84,30 @@ export async function createAuthenticator(settings: AuthSettings): Promise<Authe
     if (!isStorableText(sub) || !isStorableText(org)) throw new ApiError('UNAUTHENTICATED', MESSAGES.tokenIdentityText);
     return { userId: sub, organizationId: org, role: isRole(role) ? role : null };
   };
+}
+
+/**
+ * "Tokens must expire" holds only with a bound: an `exp` a century (or 1e308 s) away is a token
+ * that never expires, and an `iat` in the future would stretch any bound. So `iat` may be at most
+ * 60 s ahead of this service's clock, and `exp` at most the maximum lifetime after `iat` (after
+ * now when the token has no `iat`).
+ */
+function checkLifetime(payload: Record<string, unknown>, maxLifetime: number): void {
+  const now = Date.now() / 1000;
+  const { iat, exp } = payload;
+  if (typeof iat === 'number' && iat > now + MAX_IAT_AHEAD_S) {
+    throw new ApiError('UNAUTHENTICATED', `${MESSAGES.tokenFromFuture}: iat is ${Math.round(iat - now)} s ahead of this service's clock (at most ${MAX_IAT_AHEAD_S} s)`, { code: 'token_issued_in_future' });
+  }
+  const start = typeof iat === 'number' ? Math.min(iat, now + MAX_IAT_AHEAD_S) : now;
+  // jose checked that exp is a number; NaN cannot come out of JSON, a huge one can.
+  if (typeof exp !== 'number' || !(exp - start <= maxLifetime)) {
+    const life = typeof exp === 'number' && Number.isFinite(exp - start) && exp - start < 1e15 ? `${Math.round(exp - start)} s` : 'without bound';
+    throw new ApiError(
+      'UNAUTHENTICATED',
+      `${MESSAGES.tokenLifetimeTooLong}: exp is ${life} after ${typeof iat === 'number' ? 'iat' : 'now'}; at most ${maxLifetime} s (AUTH_MAX_TOKEN_LIFETIME)`,
+      { code: 'token_lifetime_too_long' },
+    );
+  }
 }
 
 function tokenFailure(err: unknown, usesJwks: boolean): unknown {

@@ -20,14 +20,14 @@ const COMMAND_USAGE = {
   token: `  linework-keys token --sub <user> --org <organization> [--role <role>] [--expires <span>] [--db <path>]
       Print an HS256 token signed with AUTH_JWT_SECRET, or with the development secret the service
       uses when none is configured. --role: VIEWER, DEVELOPER (default), ADMIN or OWNER;
-      --expires: a span such as 30m, 1h (default), 7d. Every token carries exp: the service
-      refuses tokens without one.`,
+      --expires: a span such as 30m, 1h (default), 12h, at most AUTH_MAX_TOKEN_LIFETIME (24h by
+      default). Every token carries exp: the service refuses tokens without one, or living longer.`,
   migrate: `  linework-keys migrate [--db <path>]
       Apply pending database migrations and exit (serve also does this at start-up).`,
 };
 
 const ENVIRONMENT = `Environment: DATABASE_URL, DATABASE_SCHEMA, DATABASE_POOL_SIZE, KEYS_DB_PATH, AUTH_JWT_SECRET,
-AUTH_JWKS_URL, AUTH_JWT_ISSUER, AUTH_JWT_AUDIENCE, API_KEY_PERMISSIONS, LOG_LEVEL, NODE_ENV.
+AUTH_JWKS_URL, AUTH_JWT_ISSUER, AUTH_JWT_AUDIENCE, AUTH_MAX_TOKEN_LIFETIME, API_KEY_PERMISSIONS, LOG_LEVEL, NODE_ENV.
 See docs/keys.md.
 `;
 
@@ -155,6 +155,9 @@ async function token(argv: string[]): Promise<void> {
   // The service refuses tokens without exp; one that expires as it is minted is of no use either.
   if (/^0+\s*[a-z]/i.test(values.expires)) throw new UsageError('--expires must be longer than zero');
   const config: Config = loadConfig({ db: values.db });
+  if (spanSeconds(values.expires) > config.jwt.maxLifetimeSeconds) {
+    throw new UsageError(`--expires ${values.expires} is longer than AUTH_MAX_TOKEN_LIFETIME (${config.jwt.maxLifetimeSeconds} s): the service would refuse the token`);
+  }
   const { mintToken } = await import('./auth.js');
   const secret = new TextEncoder().encode(signingSecret(config));
   const jwt = await mintToken({
@@ -167,6 +170,14 @@ async function token(argv: string[]): Promise<void> {
     ...(config.jwt.audience ? { audience: config.jwt.audience } : {}),
   });
   process.stdout.write(`${jwt}\n`);
+}
+
+/** Seconds of a span the --expires check accepted (jose's units). */
+function spanSeconds(span: string): number {
+  const m = /^(\d+)\s*([a-z]+)$/i.exec(span)!;
+  const unit = m[2]!.toLowerCase();
+  const per = unit.startsWith('s') ? 1 : unit.startsWith('mi') || unit === 'm' ? 60 : unit.startsWith('h') ? 3600 : unit.startsWith('d') ? 86400 : unit.startsWith('w') ? 604800 : 31557600;
+  return Number(m[1]) * per;
 }
 
 async function migrate(argv: string[]): Promise<void> {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, linkSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import type { AuthSettings } from './auth.js';
+import { DEFAULT_MAX_TOKEN_LIFETIME_S, type AuthSettings } from './auth.js';
 import { parseAllowedPermissions } from './permissions.js';
 
 export type DatabaseConfig =
@@ -18,6 +18,8 @@ export interface Config {
     jwksUrl: string | undefined;
     issuer: string | undefined;
     audience: string | undefined;
+    /** AUTH_MAX_TOKEN_LIFETIME in seconds. */
+    maxLifetimeSeconds: number;
   };
   /** Where a generated development secret lives when neither a secret nor a JWKS is configured. */
   devSecretPath: string;
@@ -50,6 +52,19 @@ export class ConfigError extends Error {
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+const SPAN_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
+
+/** AUTH_MAX_TOKEN_LIFETIME: seconds, or a number with s, m, h or d (`24h`); default 24 h. */
+function parseLifetime(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_MAX_TOKEN_LIFETIME_S;
+  const m = /^(\d+)\s*([smhd]?)$/i.exec(value);
+  const seconds = m ? Number(m[1]) * SPAN_SECONDS[(m[2] || 's').toLowerCase()]! : NaN;
+  if (!(seconds >= 1 && seconds <= 366 * 86400)) {
+    throw new ConfigError(`invalid AUTH_MAX_TOKEN_LIFETIME "${value}": expected seconds or a span such as 30m, 24h, 7d (1 s to 366 d)`);
+  }
+  return seconds;
 }
 
 function parsePort(value: string): number {
@@ -112,6 +127,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
       jwksUrl,
       issuer: nonEmpty(env.AUTH_JWT_ISSUER),
       audience: nonEmpty(env.AUTH_JWT_AUDIENCE),
+      maxLifetimeSeconds: parseLifetime(nonEmpty(env.AUTH_MAX_TOKEN_LIFETIME)),
     },
     devSecretPath: join(database.kind === 'sqlite' ? dirname(database.path) : resolve(cwd, 'data'), DEV_SECRET_FILE),
     requireConfiguredAuth: env.NODE_ENV === 'production',
@@ -133,8 +149,8 @@ export interface ResolvedAuth {
  * so that `linework-keys token` (another process) can mint tokens this service accepts.
  */
 export function resolveAuth(config: Config): ResolvedAuth {
-  const { secret, jwksUrl, issuer, audience } = config.jwt;
-  const claims = { ...(issuer ? { issuer } : {}), ...(audience ? { audience } : {}) };
+  const { secret, jwksUrl, issuer, audience, maxLifetimeSeconds } = config.jwt;
+  const claims = { ...(issuer ? { issuer } : {}), ...(audience ? { audience } : {}), maxLifetimeSeconds };
   if (secret !== undefined || jwksUrl !== undefined) {
     return {
       settings: { ...(secret !== undefined ? { secret: new TextEncoder().encode(secret) } : {}), ...(jwksUrl ? { jwksUrl } : {}), ...claims },

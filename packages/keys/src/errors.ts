@@ -74,6 +74,8 @@ export const MESSAGES = {
   tokenIdentity: 'Token lacks a string sub or org claim',
   tokenIdentityText: 'Token sub and org claims must not contain U+0000 (NUL) or an unpaired surrogate',
   tokenWithoutExpiry: 'Token lacks an exp claim: tokens must expire',
+  tokenLifetimeTooLong: 'Token lifetime too long',
+  tokenFromFuture: 'Token issued in the future',
   identityUnavailable: 'Identity provider unavailable',
   malformedJson: 'Malformed JSON in request body',
   unknownAuditCursor: 'Invalid before: no audit record with this id in your organization',

@@ -173,10 +173,9 @@ export const ApiKeyListItem = z
 export const ApiKeyRecord = ApiKeyListItem.extend({
   userId: z.string(),
   organizationId: z.string(),
-  keyHash: z.string().regex(/^[0-9a-f]{64}$/),
 })
   .strict()
-  .meta({ description: 'The whole stored record of a key.' });
+  .meta({ description: 'The whole record of a key (its hash stays in the database).' });
 
 export const CreatedApiKey = ApiKeyRecord.extend({
   rawKey: z.string().regex(/^lwk_[0-9a-f]{48}$/).meta({ description: 'Shown once; never retrievable again.' }),
@@ -195,6 +194,10 @@ export const ErrorEnvelope = z
     success: z.literal(false),
     error: z.union([z.string(), FlattenedValidationError]),
     allowedPermissions: z.array(z.string()).optional(),
+    code: z
+      .enum(['token_lifetime_too_long', 'token_issued_in_future'])
+      .optional()
+      .meta({ description: 'Why a token was refused, where a program may want to tell: its exp lies beyond AUTH_MAX_TOKEN_LIFETIME after its iat, or its iat more than 60 s ahead.' }),
   })
   .strict();
 

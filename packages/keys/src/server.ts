@@ -167,6 +167,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     maxActiveKeysPerOwner: options.maxActiveKeysPerOwner ?? 100,
     countFlushMs: options.countFlushMs ?? defaultCountFlushMs(options.store.dialect),
     onCountWriteError: (err, uses) => options.logger.error({ err, uses }, 'writing verification counts failed; kept for the next write'),
+    onAuditFailure: (err) => options.logger.error({ err }, 'writing the audit record of a denied attempt failed'),
     ...(options.now ? { now: options.now } : {}),
   });
   // After the last request has been answered: its counts go to the database, then the database closes.

@@ -33,6 +33,8 @@ export interface KeyServiceOptions {
   countFlushMs: number;
   /** A background write of verification counts failed (they are kept and written later). */
   onCountWriteError?: (err: unknown, uses: number) => void;
+  /** The audit record of a denied attempt could not be written (the 404 still goes out). */
+  onAuditFailure?: (err: unknown) => void;
   now?: () => Date;
 }
 
@@ -81,9 +83,11 @@ export class KeyService {
   private readonly maxActive: number;
   private readonly now: () => Date;
   private readonly verifier: Verifier;
+  private readonly onAuditFailure: ((err: unknown) => void) | undefined;
 
   constructor(options: KeyServiceOptions) {
     this.store = options.store;
+    this.onAuditFailure = options.onAuditFailure;
     this.permissions = options.permissions;
     this.maxActive = options.maxActiveKeysPerOwner;
     this.now = options.now ?? (() => new Date());
@@ -117,8 +121,46 @@ export class KeyService {
     if (!UUID.test(id)) throw new ApiError('NOT_FOUND', MESSAGES.keyNotFound);
     await this.settleCounts();
     const record = await this.store.getKey(owner, id);
-    if (!record) throw new ApiError('NOT_FOUND', MESSAGES.keyNotFound);
+    if (!record) {
+      await this.auditDenied(owner, id, 'read');
+      throw new ApiError('NOT_FOUND', MESSAGES.keyNotFound);
+    }
     return asOf(record, this.now());
+  }
+
+  /**
+   * Runs a change of the key `id`; when it answers 404 because the key is not the caller's (another
+   * user's or another organization's, or none), the attempt is audited before the 404 goes out.
+   */
+  private async audited<T>(owner: Owner, id: string, verb: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 'NOT_FOUND' && UUID.test(id)) await this.auditDenied(owner, id, verb);
+      throw err;
+    }
+  }
+
+  /**
+   * Audits a denied attempt on a key that exists and is someone else's, in the key's organization,
+   * naming who tried. Nothing is written for an id that is nobody's (a refused mutation leaves no
+   * record, as before), nor in the caller's organization: its records would tell its admins which
+   * ids exist elsewhere. A failure to write it is reported, not answered.
+   */
+  private async auditDenied(owner: Owner, id: string, verb: string): Promise<void> {
+    try {
+      const target = await this.store.findKeyById(id);
+      if (!target || (target.userId === owner.userId && target.organizationId === owner.organizationId)) return;
+      const other = target.organizationId !== owner.organizationId ? 'a caller of another organization' : 'another user of the organization';
+      const now = this.now();
+      await this.store.transaction((tx) =>
+        this.audit(tx, { userId: target.userId, organizationId: target.organizationId }, 'API_KEY_ACCESS_DENIED', 'WARNING',
+          `denied: ${other} tried to ${verb} key named ${target.name}`, id, now,
+          { attempt: verb, byUserId: owner.userId, byOrganizationId: owner.organizationId }),
+      );
+    } catch (err) {
+      this.onAuditFailure?.(err);
+    }
   }
 
   /**
@@ -165,7 +207,7 @@ export class KeyService {
     // The old key is answered with its counts.
     await this.settleCounts();
     const now = this.now();
-    const rolled = await this.store.transaction(async (tx) => {
+    const rolled = await this.audited(owner, id, 'roll', () => this.store.transaction(async (tx) => {
       // The row lock makes a second roll of the same key wait, then find it replaced.
       const old = await tx.findOwnedKey(owner, id);
       if (!old || !old.isActive) throw new ApiError('NOT_FOUND', MESSAGES.activeKeyNotFound);
@@ -188,7 +230,7 @@ export class KeyService {
       await this.audit(tx, owner, 'API_KEY_ROLL', 'WARNING', `key named ${old.name} rolled`, old.id, now, { replacedBy: record.id, overlapSeconds, expiresAt });
       await this.audit(tx, owner, 'API_KEY_CREATE', 'INFO', `key named ${record.name} created`, record.id, now, { rolledFrom: old.id });
       return { record, rawKey, previous };
-    });
+    }));
     return { ...rolled, previous: asOf(rolled.previous, now) };
   }
 
@@ -211,7 +253,7 @@ export class KeyService {
     if (!UUID.test(id)) throw new ApiError('NOT_FOUND', MESSAGES.activeKeyNotFound);
     // The updated key is answered with its counts.
     await this.settleCounts();
-    const after = await this.store.transaction(async (tx) => {
+    const after = await this.audited(owner, id, 'update', () => this.store.transaction(async (tx) => {
       const before = await tx.findOwnedKey(owner, id);
       if (!before || !before.isActive) throw new ApiError('NOT_FOUND', MESSAGES.activeKeyNotFound);
       const now = this.now();
@@ -224,30 +266,30 @@ export class KeyService {
       const updated = await tx.updateKey(id, changes);
       await this.audit(tx, owner, 'API_KEY_UPDATE', 'WARNING', `key named ${before.name} updated`, id, now, { settings: namedSettings(input) });
       return updated;
-    });
+    }));
     return asOf(after, this.now());
   }
 
   async revoke(owner: Owner, id: string): Promise<void> {
     if (!UUID.test(id)) throw new ApiError('NOT_FOUND', MESSAGES.keyNotFound);
-    await this.store.transaction(async (tx) => {
+    await this.audited(owner, id, 'revoke', () => this.store.transaction(async (tx) => {
       const key = await tx.findOwnedKey(owner, id);
       if (!key) throw new ApiError('NOT_FOUND', MESSAGES.keyNotFound);
       if (key.isActive) await tx.updateKey(id, { isActive: false });
       // Revoking a revoked key answers and audits exactly like the first time.
       await this.audit(tx, owner, 'API_KEY_REVOKE', 'WARNING', `key named ${key.name} revoked`, id, this.now());
-    });
+    }));
   }
 
   async remove(owner: Owner, id: string): Promise<void> {
     if (!UUID.test(id)) throw new ApiError('NOT_FOUND', MESSAGES.keyNotFound);
-    await this.store.transaction(async (tx) => {
+    await this.audited(owner, id, 'remove', () => this.store.transaction(async (tx) => {
       const key = await tx.findOwnedKey(owner, id);
       if (!key) throw new ApiError('NOT_FOUND', MESSAGES.keyNotFound);
       if (key.isActive) throw new ApiError('CONFLICT', MESSAGES.revokeBeforeRemove);
       await tx.deleteKey(id);
       await this.audit(tx, owner, 'API_KEY_REMOVE', 'WARNING', `revoked key named ${key.name} permanently removed`, id, this.now());
-    });
+    }));
   }
 
   /**

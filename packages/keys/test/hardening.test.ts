@@ -4,6 +4,7 @@
  * with TEST_POSTGRES_URL, on PostgreSQL: the answers must be the same on both.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresBackend, sqliteBackend, type Backend } from './helpers/backends.js';
 import { Client, type Reply } from './helpers/http.js';
@@ -114,6 +115,78 @@ function suite(backend: Backend) {
       expectFailure(await api.get('/api-keys', await token({ ...claims, omit: ['exp'] })), 401, NO_EXPIRY);
       expectFailure(await api.post('/api-keys', { name: 'x' }, await token({ ...claims, omit: ['exp'] })), 401, NO_EXPIRY);
       expect((await api.get('/api-keys', await token(claims))).status).toBe(200);
+    });
+
+    // Signed with jose, exactly as a careless (or hostile) issuer would.
+    const signed = (claims: Record<string, unknown>) =>
+      new SignJWT({ org: 'o-life', role: 'DEVELOPER', sub: 'u-life', ...claims }).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(TEST_SECRET));
+    const now = () => Math.floor(Date.now() / 1000);
+
+    it('refuses exp beyond AUTH_MAX_TOKEN_LIFETIME (24 h) after iat, or after now without iat: 401 token_lifetime_too_long', async () => {
+      for (const claims of [{ iat: now(), exp: 1e308 }, { exp: 1e308 }, { iat: now(), exp: now() + 86_400 + 120 }, { exp: now() + 30 * 86_400 }, { iat: now() - 3600, exp: now() + 86_400 }]) {
+        const res = await api.get('/api-keys', await signed(claims));
+        expect(res.status, JSON.stringify(claims)).toBe(401);
+        expect(res.body).toMatchObject({ success: false, code: 'token_lifetime_too_long' });
+        expect(res.body.error).toMatch(/^Token lifetime too long: .*at most 86400 s \(AUTH_MAX_TOKEN_LIFETIME\)$/);
+      }
+      expect((await api.get('/api-keys', await signed({ iat: now(), exp: now() + 86_400 }))).status).toBe(200);
+      expect((await api.get('/api-keys', await signed({ exp: now() + 3600 }))).status).toBe(200);
+    });
+
+    it('refuses iat more than 60 s ahead: 401 token_issued_in_future; 30 s ahead (clock skew) passes', async () => {
+      for (const ahead of [365 * 86_400, 120]) {
+        const res = await api.get('/api-keys', await signed({ iat: now() + ahead, exp: now() + ahead + 60 }));
+        expect(res.status).toBe(401);
+        expect(res.body).toMatchObject({ success: false, code: 'token_issued_in_future' });
+        expect(res.body.error).toMatch(/^Token issued in the future: iat is \d+ s ahead/);
+      }
+      expect((await api.get('/api-keys', await signed({ iat: now() + 30, exp: now() + 3600 }))).status).toBe(200);
+    });
+  });
+
+  describe('attempts on another organization\'s key', () => {
+    it('answer 404 as for no key, and are audited in the key\'s organization (API_KEY_ACCESS_DENIED), naming who tried', async () => {
+      const tag = randomBytes(4).toString('hex');
+      const owner = await token({ sub: `owner-${tag}`, org: `victim-${tag}`, role: 'OWNER' });
+      const intruder = await token({ sub: `intruder-${tag}`, org: `attacker-${tag}`, role: 'OWNER' });
+      const made = await api.post('/api-keys', { name: 'target' }, owner);
+      expect(made.status).toBe(201);
+      const id = made.body.data.id as string;
+      const tries: Array<[string, () => Promise<Reply>]> = [
+        ['read', () => api.get(`/api-keys/${id}`, intruder)],
+        ['update', () => api.patch(`/api-keys/${id}`, { name: 'mine', permissions: [] }, intruder)],
+        ['roll', () => api.post(`/api-keys/${id}/roll`, { overlapSeconds: 0 }, intruder)],
+        ['revoke', () => api.delete(`/api-keys/${id}`, intruder)],
+      ];
+      for (const [, attempt] of tries) expect((await attempt()).status).toBe(404);
+      // an id that is nobody's: the same 404, and no record
+      expect((await api.get(`/api-keys/${randomUUID()}`, intruder)).status).toBe(404);
+      const victimLog = (await api.get('/audit-logs?action=API_KEY_ACCESS_DENIED', owner)).body.data as Array<Record<string, any>>;
+      expect(victimLog.map((e) => e.meta.attempt).sort()).toEqual(['read', 'revoke', 'roll', 'update']);
+      for (const e of victimLog) {
+        expect(e).toMatchObject({ action: 'API_KEY_ACCESS_DENIED', level: 'WARNING', organizationId: `victim-${tag}`, meta: { apiKeyId: id, byUserId: `intruder-${tag}`, byOrganizationId: `attacker-${tag}` } });
+        expect(e.message).toMatch(/another organization .* key named target/);
+      }
+      // nothing on the caller's side: its admins learn no other organization's key ids
+      expect((await api.get('/audit-logs', intruder)).body.data).toEqual([]);
+      // the key is untouched
+      expect((await api.get(`/api-keys/${id}`, owner)).body.data).toMatchObject({ name: 'target', isActive: true });
+    });
+  });
+
+  describe('AUTH_MAX_TOKEN_LIFETIME', () => {
+    it('sets the bound (here 1 h)', async () => {
+      const short = await startService({ args: backend.args, env: { AUTH_JWT_SECRET: TEST_SECRET, AUTH_MAX_TOKEN_LIFETIME: '1h', ...backend.env } });
+      try {
+        const c = new Client(short.url);
+        const tok = (life: number) => new SignJWT({ org: 'o-short', role: 'DEVELOPER', sub: 'u' }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime(Math.floor(Date.now() / 1000) + life).sign(new TextEncoder().encode(TEST_SECRET));
+        expect((await c.get('/api-keys', await tok(3000))).status).toBe(200);
+        const long = await c.get('/api-keys', await tok(7200));
+        expect([long.status, long.body.code]).toEqual([401, 'token_lifetime_too_long']);
+        expect(long.body.error).toMatch(/at most 3600 s/);
+      } finally {
+        await short.stop();
+      }
     });
   });
 }

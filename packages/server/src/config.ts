@@ -12,7 +12,7 @@ export const LIMITS = {
   maxConnections: 8,
   /** Idle time of a connection (reading or writing), in milliseconds. */
   idleMs: 15_000,
-  /** The request line and headers must have arrived this long after the connection opened. */
+  /** The request line and headers must have arrived this long after their first byte (a silent connection is the idle limit's). */
   headDeadlineMs: 5_000,
   /** The body must have arrived this long after the head (16 MiB needs 0.6 MB/s). */
   bodyDeadlineMs: 30_000,
@@ -29,6 +29,11 @@ export interface TransportConfig {
   /** A key verification's deadline, and the idle time of an organization's session, in ms (hosted.ts). */
   keysTimeoutMs?: number;
   orgIdleMs?: number;
+  /** Organizations' workers (org-workers.ts): off (one process), heap limit, checkpoint delay. */
+  orgWorkers: boolean;
+  orgHeapMb?: number;
+  orgCheckpointMs?: number;
+  orgNice?: number;
 }
 
 /**
@@ -36,7 +41,11 @@ export interface TransportConfig {
  * `LINEWORK_BODY_DEADLINE_MS` (positive integers) replace the 15 s idle limit and the 5 s / 30 s
  * deadlines; they exist so tests need not wait, and are not meant for production use.
  * `LINEWORK_KEYS_TIMEOUT_MS` and `LINEWORK_ORG_IDLE_MS` replace the 2 s key verification deadline
- * and the 10 min idle time of an organization's session.
+ * and the 10 min idle time of an organization's session. `LINEWORK_ORG_WORKERS=0` runs the
+ * organizations' sessions in the server's own process (no isolation: for measuring and debugging);
+ * `LINEWORK_ORG_HEAP_MB` and `LINEWORK_ORG_CHECKPOINT_MS` replace a worker's heap limit (2048 MB)
+ * and the delay of its session's save after a change (2 s); `LINEWORK_ORG_NICE` (0 to 19) the
+ * workers' scheduling priority (10).
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): TransportConfig {
   return {
@@ -45,7 +54,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): TransportConfi
     bodyDeadlineMs: positiveInt(env.LINEWORK_BODY_DEADLINE_MS) ?? LIMITS.bodyDeadlineMs,
     keysTimeoutMs: positiveInt(env.LINEWORK_KEYS_TIMEOUT_MS),
     orgIdleMs: positiveInt(env.LINEWORK_ORG_IDLE_MS),
+    orgWorkers: env.LINEWORK_ORG_WORKERS?.trim() !== '0',
+    orgHeapMb: positiveInt(env.LINEWORK_ORG_HEAP_MB),
+    orgCheckpointMs: positiveInt(env.LINEWORK_ORG_CHECKPOINT_MS),
+    orgNice: niceValue(env.LINEWORK_ORG_NICE),
   };
+}
+
+function niceValue(v: string | undefined): number | undefined {
+  if (v === undefined || !/^\s*\d+\s*$/.test(v)) return undefined;
+  const n = Number(v);
+  return n <= 19 ? n : undefined;
 }
 
 function positiveInt(v: string | undefined): number | undefined {

@@ -5,7 +5,8 @@
 // transport words them in its own framing, and status.ts gives their HTTP statuses.
 import type { Permission } from '@linework/engine';
 import { KeyVerifier, type RateLimitState, type Verification } from './key-verifier.js';
-import { OrgSessions } from './org-sessions.js';
+import type { Logger } from './logger.js';
+import type { OrgHosts } from './org-workers.js';
 
 /** The prefix of the key service's raw keys (DECISIONS.md: `lwk_` + 48 hex). */
 export const API_KEY_PREFIX = 'lwk_';
@@ -30,7 +31,8 @@ export function looksLikeApiKey(credential: unknown): credential is string {
 export class HostedAccess {
   constructor(
     readonly verifier: KeyVerifier,
-    readonly orgs: OrgSessions,
+    readonly orgs: OrgHosts,
+    private readonly log?: Logger,
   ) {}
 
   /**
@@ -46,9 +48,11 @@ export class HostedAccess {
   private denial(v: Exclude<Verification, { kind: 'valid' }>, needs: readonly Permission[], what: string): AccessDenial {
     const required = { required: [...needs] };
     if (v.kind === 'unavailable') {
+      // Where the key service lives is the operator's to know: the log says, the client does not.
+      this.log?.warn({ keys: this.verifier.base.origin, reason: v.reason }, 'the key service cannot verify keys');
       return {
         code: 'keys_unavailable',
-        message: `API keys cannot be verified right now (${v.reason}; key service ${this.verifier.base.origin}); nothing was run, try again later`,
+        message: `API keys cannot be verified right now (${v.reason}); nothing was run, try again later`,
       };
     }
     if (v.kind === 'unknown_permission') {
@@ -73,7 +77,7 @@ export class HostedAccess {
       case 'EXPIRED':
         return { code: 'unauthorized', message: 'this API key has expired', details: { key: 'expired' } };
       case 'NOT_FOUND':
-        return { code: 'unauthorized', message: `unknown API key: the key service ${this.verifier.base.origin} has no such key`, details: { key: 'unknown' } };
+        return { code: 'unauthorized', message: 'unknown API key: the key service has no such key', details: { key: 'unknown' } };
       default:
         return { code: 'unauthorized', message: `the key service refused this API key (${v.code})`, details: { key: v.code } };
     }

@@ -13,7 +13,6 @@ import {
 import type { TokenCheck } from './auth.js';
 import { looksLikeApiKey, rateLimitHeaders, type HostedAccess } from './hosted.js';
 import type { HttpReply, RawRequest } from './http-wire.js';
-import type { OrgLease } from './org-sessions.js';
 import { buildOpenApi } from './openapi.js';
 import { Router, WRAPPER_OPS, isRouteMethod, parseTarget } from './routes.js';
 import { statusForCode } from './status.js';
@@ -46,11 +45,13 @@ export function parseBody(body: Buffer): unknown {
 }
 
 /** What a request asks for once routed, before it runs in a session. */
+// The body is parsed only where the request runs: the front of the hosted server routes an
+// organization's request to its worker without reading its (up to 16 MiB of) JSON.
 type Plan =
   | { kind: 'reply'; reply: HttpReply; op?: string }
   | { kind: 'openapi'; bare: boolean }
-  | { kind: 'route'; op: OpDef; route: HttpRoute; input: HttpInput }
-  | { kind: 'passthrough'; op: OpDef; body: unknown };
+  | { kind: 'route'; op: OpDef; route: HttpRoute; params: Record<string, string>; query: Record<string, string>; body: Buffer }
+  | { kind: 'passthrough'; op: OpDef; body: Buffer };
 
 export class HttpApi {
   readonly router: Router;
@@ -59,8 +60,6 @@ export class HttpApi {
   private openapi: Record<string, unknown> | null = null;
   /** The session-token session (the local one, which the editor shows). */
   private readonly local: HttpSession;
-  /** The HTTP side (cached document id, request id series) of each organization's session. */
-  private readonly orgSessions = new WeakMap<DispatcherApi, HttpSession>();
 
   constructor(
     readonly api: DispatcherApi,
@@ -122,20 +121,19 @@ export class HttpApi {
       admission.ratelimit ? { ...r, reply: { ...r.reply, headers: { ...r.reply.headers, ...rateLimitHeaders(admission.ratelimit, false) } } } : r;
     // 404, 405 and GET /openapi run no op: they need no organization's session.
     if (!op) return withLimits(await this.execute(plan, this.local));
-    let lease: OrgLease;
+    // The request runs where the organization's session lives (its worker); the answer comes back encoded.
+    return withLimits({ reply: await hosted.orgs.http(admission.orgId, { method: req.method, target: req.target, body: req.body }), op: op.name });
+  }
+
+  /**
+   * Runs a request in the session this HttpApi serves, without authentication: for the process
+   * that holds an organization's session, which only its front (which checked the key) reaches.
+   */
+  async runTrusted(req: Pick<RawRequest, 'method' | 'target' | 'body'>): Promise<HttpReply> {
     try {
-      lease = await hosted.orgs.acquire(admission.orgId);
+      return (await this.execute(this.plan({ ...req, headers: {}, bodyTooLarge: false }), this.local)).reply;
     } catch (err) {
-      if (!(err instanceof OpError)) throw err;
-      const status = statusForCode(err.code);
-      return { reply: fail(status, err.code, err.message), op: op.name };
-    }
-    try {
-      let session = this.orgSessions.get(lease.api);
-      if (!session) this.orgSessions.set(lease.api, (session = new HttpSession(lease.api, this.pid, this.stateOp)));
-      return withLimits(await this.execute(plan, session));
-    } finally {
-      lease.release();
+      return fail(400, 'internal_error', `internal error: ${(err as Error)?.message ?? String(err)}`);
     }
   }
 
@@ -155,11 +153,10 @@ export class HttpApi {
     if (method === 'GET' && segments.length === 1 && (segments[0] === 'openapi' || segments[0] === 'openapi.json')) {
       return { kind: 'openapi', bare: segments[0] === 'openapi.json' };
     }
-    const body = parseBody(req.body);
     const match = this.router.match(method, segments);
-    if (match) return { kind: 'route', op: match.op, route: match.route, input: { params: match.params, query, body } };
+    if (match) return { kind: 'route', op: match.op, route: match.route, params: match.params, query, body: req.body };
     const op = method === 'POST' && segments.length === 1 ? this.router.op(segments[0]!) : undefined;
-    if (op) return { kind: 'passthrough', op, body };
+    if (op) return { kind: 'passthrough', op, body: req.body };
     return { kind: 'reply', reply: fail(404, 'unknown_route', `no route ${method} /api/v1${segments.length ? '/' + segments.join('/') : ''}; GET /api/v1/openapi lists the routes`) };
   }
 
@@ -172,10 +169,12 @@ export class HttpApi {
         // /openapi keeps the envelope rule (`http_status` at the top level, as the spec's table
         // says); /openapi.json is the document alone, which OpenAPI validators and generators accept.
         return { reply: { status: 200, body: plan.bare ? this.openapi : { ...this.openapi, http_status: 200 } } };
-      case 'route':
-        return { reply: await session.runRoute(plan.op, plan.route, plan.input), op: plan.op.name };
+      case 'route': {
+        const input: HttpInput = { params: plan.params, query: plan.query, body: parseBody(plan.body) };
+        return { reply: await session.runRoute(plan.op, plan.route, input), op: plan.op.name };
+      }
       case 'passthrough':
-        return { reply: await session.runPassthrough(plan.op.name, plan.body), op: plan.op.name };
+        return { reply: await session.runPassthrough(plan.op.name, parseBody(plan.body)), op: plan.op.name };
     }
   }
 }

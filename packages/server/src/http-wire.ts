@@ -9,7 +9,7 @@
 import type { Socket } from 'node:net';
 import { LIMITS } from './config.js';
 import { REASONS } from './status.js';
-import { ReplyTooLarge, encodeJson } from './json-reply.js';
+import { ReplyTooLarge, encodeJson, type EncodedJson } from './json-reply.js';
 
 export interface RawRequest {
   method: string;
@@ -28,6 +28,8 @@ export interface HttpReply {
   /** JSON body (written with Content-Type application/json); null: no body. */
   body: Record<string, unknown> | null;
   headers?: Record<string, string>;
+  /** The JSON body already encoded (by the process that ran the request); wins over `body`. */
+  encoded?: EncodedJson;
 }
 
 export type RequestHandler = (req: RawRequest) => Promise<HttpReply>;
@@ -35,7 +37,10 @@ export type RequestHandler = (req: RawRequest) => Promise<HttpReply>;
 export interface WireOptions {
   /** Watches the connection's idle time (one sweep for all connections instead of a timer each). */
   idle: IdleSweeper;
-  /** Time from the connection's start until the whole request head has arrived (ms). */
+  /**
+   * Time from the request's first byte until the whole request head has arrived (ms). A connection
+   * that sends nothing is the idle limit's (15 s, the spec's), not this deadline's.
+   */
   headDeadlineMs?: number;
   /** Time from the end of the head until the whole body has arrived (ms). */
   bodyDeadlineMs?: number;
@@ -52,7 +57,7 @@ interface Watched {
   busy: () => boolean;
   /**
    * When the request must have arrived whole (sweeper clock): a client trickling one byte a second
-   * is never idle, but it cannot hold a connection slot past this.
+   * is never idle, but it cannot hold a connection slot past this. Infinity until the first byte.
    */
   deadline: number;
 }
@@ -244,7 +249,7 @@ export function contentLength(value: string | undefined): number {
 function responseHead(reply: HttpReply, bodyBytes: number): string {
   const reason = REASONS[reply.status] ?? 'Unknown';
   let head = `HTTP/1.1 ${reply.status} ${reason}\r\n`;
-  if (reply.body !== null) head += 'Content-Type: application/json; charset=utf-8\r\n';
+  if (reply.body !== null || reply.encoded) head += 'Content-Type: application/json; charset=utf-8\r\n';
   head += `Content-Length: ${bodyBytes}\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n`;
   if (reply.headers) for (const [k, v] of Object.entries(reply.headers)) head += `${k}: ${v}\r\n`;
   return head + 'Connection: close\r\n\r\n';
@@ -252,7 +257,7 @@ function responseHead(reply: HttpReply, bodyBytes: number): string {
 
 /** A response as bytes: the head, then the JSON body in chunks (never one string of the whole body). */
 export function encodeResponse(reply: HttpReply, headOnly = false): { head: string; chunks: Buffer[] } {
-  const body = reply.body === null ? { chunks: [], bytes: 0 } : encodeJson(reply.body);
+  const body = reply.encoded ?? (reply.body === null ? { chunks: [], bytes: 0 } : encodeJson(reply.body));
   return { head: responseHead(reply, body.bytes), chunks: headOnly ? [] : body.chunks };
 }
 
@@ -261,13 +266,13 @@ export function replyForNodeHttp(reply: HttpReply): { status: number; headers: R
   let r = reply;
   let body: { chunks: Buffer[]; bytes: number };
   try {
-    body = r.body === null ? { chunks: [], bytes: 0 } : encodeJson(r.body);
+    body = r.encoded ?? (r.body === null ? { chunks: [], bytes: 0 } : encodeJson(r.body));
   } catch (err) {
     r = unencodable(err);
     body = encodeJson(r.body);
   }
   const headers: Record<string, string> = { 'Content-Length': String(body.bytes), 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff', ...(r.headers ?? {}) };
-  if (r.body !== null) headers['Content-Type'] = 'application/json; charset=utf-8';
+  if (r.body !== null || r.encoded) headers['Content-Type'] = 'application/json; charset=utf-8';
   return { status: r.status, headers, chunks: body.chunks };
 }
 
@@ -311,12 +316,15 @@ export function serveConnection(socket: Socket, handler: RequestHandler, opts: W
   // request): closing with them unread would reset the connection and could lose the response.
   let unread = false;
 
-  // The idle limit covers reading and writing; time spent in the dispatcher does not count.
-  const start = opts.idle.now();
+  // The idle limit covers reading and writing; time spent in the dispatcher does not count. The
+  // head deadline starts with the first byte: a silent new connection gets the spec's full idle
+  // limit (15 s), a trickling one is still cut once its head is late.
+  const headDeadlineMs = opts.headDeadlineMs ?? LIMITS.headDeadlineMs;
   const watch: Watched = {
-    socket, lastActive: start, pending: 0, busy: () => phase === 'handling',
-    deadline: start + (opts.headDeadlineMs ?? LIMITS.headDeadlineMs),
+    socket, lastActive: opts.idle.now(), pending: 0, busy: () => phase === 'handling',
+    deadline: Infinity,
   };
+  let firstByte = true;
   opts.idle.add(watch);
   socket.once('close', () => opts.idle.delete(watch));
   socket.on('error', () => socket.destroy());
@@ -429,6 +437,10 @@ export function serveConnection(socket: Socket, handler: RequestHandler, opts: W
 
   socket.on('data', (chunk: Buffer) => {
     watch.lastActive = opts.idle.now();
+    if (firstByte) {
+      firstByte = false;
+      if (phase === 'head') watch.deadline = watch.lastActive + headDeadlineMs;
+    }
     if (phase === 'head') {
       const r = head.push(chunk);
       if (r.kind === 'more') return;

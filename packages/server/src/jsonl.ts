@@ -103,6 +103,11 @@ export function encodeLine(res: ProtocolResponse): Buffer[] {
   return [...out.chunks, NEWLINE];
 }
 
+/** An answer line encoded elsewhere (by an organization's worker): written as it is. */
+export class EncodedLine {
+  constructor(readonly chunks: Buffer[]) {}
+}
+
 /** Writes answers in request order while requests run ahead (the dispatcher queues them). */
 export class OrderedWriter {
   private chain: Promise<void> = Promise.resolve();
@@ -115,18 +120,18 @@ export class OrderedWriter {
     return this.inFlight;
   }
 
-  push(answer: Promise<ProtocolResponse> | ProtocolResponse): Promise<void> {
+  push(answer: Promise<ProtocolResponse | EncodedLine> | ProtocolResponse | EncodedLine): Promise<void> {
     this.inFlight++;
     const p = Promise.resolve(answer);
     this.chain = this.chain.then(async () => {
-      let res: ProtocolResponse;
+      let res: ProtocolResponse | EncodedLine;
       try {
         res = await p;
       } catch (err) {
         res = { ok: false, code: 'internal_error', error: `internal error: ${(err as Error)?.message ?? String(err)}` };
       }
       try {
-        const chunks = encodeLine(res);
+        const chunks = res instanceof EncodedLine ? res.chunks : encodeLine(res);
         for (let i = 0; i < chunks.length; i++) {
           const c = chunks[i]!;
           chunks[i] = NEWLINE;

@@ -106,7 +106,8 @@ export class KeyVerifier {
           headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), Accept: 'application/json' },
         });
       } catch (err) {
-        finish({ kind: 'failed', reason: `the key service cannot be reached: ${(err as Error).message}` });
+        // error codes only: node's messages name the address, which answers to clients must not
+        finish({ kind: 'failed', reason: `the key service cannot be reached: ${(err as NodeJS.ErrnoException).code ?? 'the request could not be made'}` });
         return;
       }
       let answered = false;
@@ -124,11 +125,11 @@ export class KeyVerifier {
           chunks.push(c);
         });
         res.on('end', () => finish({ kind: 'answer', status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', (err) => finish({ kind: 'failed', reason: `the key service's answer broke off: ${err.message}` }));
+        res.on('error', (err: NodeJS.ErrnoException) => finish({ kind: 'failed', reason: `the key service's answer broke off${err.code ? ` (${err.code})` : ''}` }));
       });
       req.on('error', (err: NodeJS.ErrnoException) => {
         if (!answered && req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) finish({ kind: 'stale_connection' });
-        else finish({ kind: 'failed', reason: `the key service cannot be reached: ${err.code ?? err.message}` });
+        else finish({ kind: 'failed', reason: `the key service cannot be reached: ${err.code ?? 'connection failed'}` });
       });
       req.end(body);
     });

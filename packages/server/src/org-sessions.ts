@@ -36,8 +36,10 @@ interface Entry {
   engine: Engine | null;
   inFlight: number;
   lastUsed: number;
-  /** Set while the session is being saved; requests wait for it, then start a new one. */
+  /** Set while the session is being saved; requests wait for it, then start a new one (or go on after a checkpoint). */
   releasing: Promise<void> | null;
+  /** The documents as last saved (fingerprint), or null. */
+  savedAs: string | null;
 }
 
 export class OrgSessions {
@@ -75,7 +77,9 @@ export class OrgSessions {
         engine = await entry.ready;
       } catch (err) {
         if (this.live.get(orgId) === entry) this.live.delete(orgId);
-        throw new OpError('session_unavailable', `the organization's session cannot start: ${(err as Error).message}`);
+        // The reason names the server's folders: it is the operator's, the client learns the fact.
+        this.options.log.error({ err, org: orgFolderName(orgId) }, 'an organization session cannot start');
+        throw new OpError('session_unavailable', 'the organization\'s session cannot start right now (the server\'s log says why); try again later');
       }
       if (entry.releasing) continue;
       const held = entry;
@@ -95,7 +99,7 @@ export class OrgSessions {
   }
 
   private start(orgId: string): Entry {
-    const entry: Entry = { orgId, engine: null, inFlight: 0, lastUsed: Date.now(), releasing: null, ready: Promise.resolve(null as unknown as Engine) };
+    const entry: Entry = { orgId, engine: null, inFlight: 0, lastUsed: Date.now(), releasing: null, savedAs: null, ready: Promise.resolve(null as unknown as Engine) };
     entry.ready = (async () => {
       const dir = await ensureOrgFolder(this.options.root, orgId);
       removeStaleTempFiles(dir);
@@ -106,11 +110,36 @@ export class OrgSessions {
         this.options.log.info({ org: orgFolderName(orgId), restored: report.restored, skipped: report.skipped }, 'organization session restored');
       }
       entry.engine = engine;
+      entry.savedAs = saved ? fingerprint(engine) : null;
       return engine;
     })();
     // A failed start is reported to the request that waits for it; nothing else may see it unhandled.
     entry.ready.catch(() => undefined);
     return entry;
+  }
+
+  /**
+   * Saves every session whose documents changed since its last save, and keeps it: what a crash
+   * of the process can lose is then what changed since. Requests wait while it is written.
+   */
+  async checkpoint(): Promise<void> {
+    const due = [...this.live.values()].filter((e) => e.engine && !e.releasing && e.inFlight === 0 && fingerprint(e.engine) !== e.savedAs);
+    await Promise.all(due.map((entry) => {
+      entry.releasing = (async () => {
+        const engine = entry.engine!;
+        try {
+          await drained(engine);
+          const print = fingerprint(engine);
+          await saveSession(engine);
+          entry.savedAs = print;
+        } catch (err) {
+          this.options.log.error({ err, org: orgFolderName(entry.orgId) }, 'saving an organization session failed; it is tried again');
+        } finally {
+          entry.releasing = null;
+        }
+      })();
+      return entry.releasing;
+    }));
   }
 
   /** Saves and releases the sessions idle for longer than the idle time. */
@@ -158,4 +187,11 @@ async function drained(engine: Engine): Promise<void> {
     new Promise<void>((resolve) => (timer = setTimeout(resolve, DRAIN_MS))),
   ]);
   clearTimeout(timer);
+}
+
+/** What a saved session records of the engine, in a few bytes: when it is unchanged, nothing needs saving. */
+function fingerprint(engine: Engine): string {
+  let out = `${engine.activeId}|${engine.counters.nextDocumentId}|${engine.counters.untitled}`;
+  for (const d of engine.documents.values()) out += `|${d.id}:${d.version}:${d.modified ? 1 : 0}:${d.name}:${d.path}`;
+  return out;
 }

@@ -14,7 +14,8 @@ import { replyForNodeHttp } from './http-wire.js';
 import { HostedAccess } from './hosted.js';
 import { KeyVerifier, parseKeysUrl } from './key-verifier.js';
 import { createLogger, type Logger } from './logger.js';
-import { OrgSessions } from './org-sessions.js';
+import { ORG_IDLE_MS } from './org-sessions.js';
+import { InProcessOrgs, OrgWorkers } from './org-workers.js';
 import { serveMcp } from './mcp.js';
 import { Router } from './routes.js';
 import { serveStdio } from './stdio.js';
@@ -66,10 +67,12 @@ export function hostedAccessFor(cmd: Extract<Command, { kind: 'serve' }>, env: N
   const parsed = parseKeysUrl(url);
   if (typeof parsed === 'string') return parsed;
   const config = loadConfig(env);
-  return new HostedAccess(
-    new KeyVerifier({ url, ...(config.keysTimeoutMs ? { timeoutMs: config.keysTimeoutMs } : {}) }),
-    new OrgSessions({ root: workspace.primary, appVersion: appVersion(), log, ...(config.orgIdleMs ? { idleMs: config.orgIdleMs } : {}) }),
-  );
+  const common = { root: workspace.primary, appVersion: appVersion(), log, idleMs: config.orgIdleMs ?? ORG_IDLE_MS };
+  // Each organization in a worker process of its own; in this process only when asked (no isolation).
+  const orgs = config.orgWorkers
+    ? new OrgWorkers({ ...common, ...(config.orgHeapMb ? { heapMb: config.orgHeapMb } : {}), ...(config.orgCheckpointMs ? { checkpointMs: config.orgCheckpointMs } : {}), ...(config.orgNice !== undefined ? { nice: config.orgNice } : {}) })
+    : new InProcessOrgs(common);
+  return new HostedAccess(new KeyVerifier({ url, ...(config.keysTimeoutMs ? { timeoutMs: config.keysTimeoutMs } : {}) }), orgs, log);
 }
 
 export async function serve(cmd: Extract<Command, { kind: 'serve' }>, env: NodeJS.ProcessEnv, io: Io): Promise<number> {

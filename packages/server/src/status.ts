@@ -40,6 +40,8 @@ const STATUS_OF_CODE: Readonly<Record<string, number>> = {
   budget_exceeded: 400,
   session_full: 409,
   deadline_exceeded: 503,
+  // The organization's worker ended while the request ran (org-workers.ts).
+  session_restarting: 503,
 };
 
 /** HTTP status of a failure code; every code not listed is 400. */

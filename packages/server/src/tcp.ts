@@ -2,12 +2,12 @@
 // with --keys-url, an API key) as `token`; clients are served concurrently while the dispatcher
 // runs one request at a time.
 import { createServer, type Server, type Socket } from 'node:net';
-import { OpError, type DispatcherApi, type OpDef, type ProtocolRequest, type ProtocolResponse } from '@linework/engine';
+import { type DispatcherApi, type OpDef, type ProtocolRequest, type ProtocolResponse } from '@linework/engine';
 import type { TokenCheck } from './auth.js';
 import { looksLikeApiKey, type HostedAccess } from './hosted.js';
 import { LIMITS } from './config.js';
 import { listenLoopback, LOOPBACK } from './http-server.js';
-import { LineSplitter, OrderedWriter, parseLine, tooLargeResponse } from './jsonl.js';
+import { EncodedLine, LineSplitter, OrderedWriter, parseLine, tooLargeResponse } from './jsonl.js';
 import { silentLogger, type Logger } from './logger.js';
 
 export interface TcpServerOptions {
@@ -37,7 +37,7 @@ function opsOf(api: DispatcherApi): Map<string, OpDef> {
 }
 
 /** Runs a request once it may: a function that starts it (dispatches, in the right session). */
-type Start = () => Promise<ProtocolResponse>;
+type Start = () => Promise<ProtocolResponse | EncodedLine>;
 
 /**
  * Decides whether and where a request runs: the session token runs it in the local session; an
@@ -56,13 +56,9 @@ async function decide(options: TcpServerOptions, token: unknown, req: ProtocolRe
   const op = typeof req.op === 'string' ? opsOf(options.api).get(req.op) : undefined;
   const admission = await hosted.check(token, op ? op.permissions : [], `op ${op ? op.name : JSON.stringify(String(req.op).slice(0, 64))}`);
   if (!admission.ok) return refuse(admission.denial.code, admission.denial.message, admission.denial.details);
-  try {
-    const lease = await hosted.orgs.acquire(admission.orgId);
-    return () => lease.api.dispatch(req).finally(() => lease.release());
-  } catch (err) {
-    if (err instanceof OpError) return refuse(err.code, err.message);
-    return refuse('internal_error', `internal error: ${(err as Error)?.message ?? String(err)}`);
-  }
+  // Runs in the organization's worker, which answers with the encoded line.
+  const orgId = admission.orgId;
+  return () => hosted.orgs.line(orgId, req).then((chunks) => new EncodedLine(chunks));
 }
 
 /**
@@ -73,7 +69,7 @@ async function decide(options: TcpServerOptions, token: unknown, req: ProtocolRe
 class StartInOrder {
   private last: Promise<unknown> = Promise.resolve();
 
-  push(decided: Promise<Start>): Promise<ProtocolResponse> {
+  push(decided: Promise<Start>): Promise<ProtocolResponse | EncodedLine> {
     // The answer's promise is wrapped so that the next request waits for this one to start, not to finish.
     const started = this.last.then(() => decided).then((start) => ({ answer: start() }));
     this.last = started;
@@ -99,7 +95,7 @@ function serveTcpConnection(socket: Socket, options: TcpServerOptions, idleMs: n
         socket.write(chunk, () => resolve());
       }),
   );
-  const answer = async (p: Promise<ProtocolResponse> | ProtocolResponse): Promise<void> => {
+  const answer = async (p: Promise<ProtocolResponse | EncodedLine> | ProtocolResponse): Promise<void> => {
     inFlight++;
     setIdle();
     await writer.push(p);

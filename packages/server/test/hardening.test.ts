@@ -63,6 +63,51 @@ describe('an HTTP reply that cannot be encoded', () => {
   });
 });
 
+describe('the head deadline', () => {
+  // resolves on close whatever came before it (a reset included), unlike once(..., 'close')
+  const closed = (sock: Socket) => new Promise<void>((resolve) => sock.once('close', () => resolve()));
+  it('starts with the first byte: a silent connection has the idle limit, a trickling head is cut', async () => {
+    const idle = new IdleSweeper(1500);
+    const server = createServer((sock) => serveConnection(sock, async () => ({ status: 200, body: { ok: true } }), { idle, headDeadlineMs: 400 }));
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const port = (server.address() as { port: number }).port;
+    try {
+      // silent for twice the head deadline, then a whole request: answered
+      const silent = connect(port, '127.0.0.1');
+      silent.on('error', () => undefined);
+      await once(silent, 'connect');
+      const got: Buffer[] = [];
+      silent.on('data', (c: Buffer) => got.push(c));
+      await sleep(800);
+      expect(silent.destroyed).toBe(false);
+      silent.write('GET / HTTP/1.1\r\n\r\n');
+      await closed(silent);
+      expect(Buffer.concat(got).toString()).toMatch(/^HTTP\/1\.1 200 OK/);
+      // one byte every 100 ms is never idle, but the head is late 400 ms after its first byte
+      const slow = connect(port, '127.0.0.1');
+      slow.on('error', () => undefined);
+      await once(slow, 'connect');
+      const t0 = Date.now();
+      const trickle = setInterval(() => slow.write('x'), 100);
+      await closed(slow);
+      clearInterval(trickle);
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(400);
+      expect(Date.now() - t0).toBeLessThan(1400);
+      // a connection that never sends a byte is the idle limit's (1.5 s here, 15 s by default)
+      const mute = connect(port, '127.0.0.1');
+      mute.on('error', () => undefined);
+      await once(mute, 'connect');
+      const t1 = Date.now();
+      await closed(mute);
+      expect(Date.now() - t1).toBeGreaterThanOrEqual(1400);
+    } finally {
+      idle.stop();
+      server.close();
+    }
+  });
+});
+
 describe('the real server under abuse', () => {
   let s: HttpServerProcess;
   let c: ReturnType<typeof client>;

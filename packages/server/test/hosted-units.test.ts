@@ -1,6 +1,7 @@
 // The pieces of the hosted API in process: organization folder names, the key service's answers
 // as verifications, the verifier's deadline and failures, the status of each denial, and the
 // organization sessions' start, idle release and restore.
+import { pathScrubber } from '../src/path-scrub.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
@@ -239,5 +240,24 @@ describe('OrgSessions', () => {
     orgs = new OrgSessions({ root: join(root, 'sub'), appVersion: 't', log: silentLogger() });
     rmSync(join(root, 'sub'), { recursive: true });
     await expect(orgs.acquire('acme')).rejects.toMatchObject({ code: 'session_unavailable' });
+  });
+});
+
+describe('pathScrubber', () => {
+  it('shows paths relative to the organization\'s folder, never the root, in every string of an answer', () => {
+    const s = pathScrubber('/srv/lw/acme', '/srv/lw', ['/data/link']);
+    const answer = {
+      ok: true, path: '/srv/lw/acme/a1.dxf', folder: '/srv/lw/acme',
+      error: 'cannot open /srv/lw/acme-two/x.dxf: outside /srv/lw/acme',
+      list: [{ p: '/srv/lw/beta/plan.dxf' }, { p: '/data/link/acme/b.dxf' }, 'plain'], n: 3, bytes: new Uint8Array([1]),
+    };
+    expect(s.scrub(answer)).toEqual({
+      ok: true, path: 'a1.dxf', folder: '.',
+      error: 'cannot open ../acme-two/x.dxf: outside .',
+      list: [{ p: '../beta/plan.dxf' }, { p: '../acme/b.dxf' }, 'plain'], n: 3, bytes: new Uint8Array([1]),
+    });
+    // nothing to rewrite: the very same objects come back
+    const clean = { ok: true, list: [{ a: 'x' }] };
+    expect(s.scrub(clean)).toBe(clean);
   });
 });

@@ -48,14 +48,17 @@ export function listItem(r: ApiKeyRecord): typeof ApiKeyListItem._zod.output {
   };
 }
 
-/** The whole stored record (create, update, get and roll answers): the nine fields plus owner and hash. */
+/**
+ * The whole record (create, update, get and roll answers): the nine fields plus the owner. The
+ * key's hash stays in the database: it is what a verification looks keys up by, and no client
+ * needs it (Unkey never returns it either).
+ */
 export function fullRecord(r: ApiKeyRecord): typeof ApiKeyRecordSchema._zod.output {
   return {
     id: r.id,
     userId: r.userId,
     organizationId: r.organizationId,
     name: r.name,
-    keyHash: r.keyHash,
     keyPrefix: r.keyPrefix,
     permissions: r.permissions,
     lastUsed: r.lastUsed,

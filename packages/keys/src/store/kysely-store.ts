@@ -349,6 +349,11 @@ export class KyselyKeyStore implements KeyStore {
     return row ? toKey(row as KeyRow) : null;
   }
 
+  async findKeyById(id: string): Promise<ApiKeyRecord | null> {
+    const row = await this.db.selectFrom('api_keys').select(KEY_COLUMNS).where('id', '=', id).executeTakeFirst();
+    return row ? toKey(row as KeyRow) : null;
+  }
+
   async findKeysByHash(keyHashes: string[]): Promise<ApiKeyRecord[]> {
     if (keyHashes.length === 0) return [];
     const { rows } = await this.db.executeQuery<KeyRow>(this.findByHashes({ hashes: this.hooks.hashList(keyHashes) }));

@@ -72,7 +72,9 @@ export interface ApiKeyChanges {
   replacedBy?: string;
 }
 
-export const AUDIT_ACTIONS = ['API_KEY_CREATE', 'API_KEY_UPDATE', 'API_KEY_REVOKE', 'API_KEY_REMOVE', 'API_KEY_ROLL'] as const;
+// API_KEY_ACCESS_DENIED: a caller named a key id that is not theirs (another user's, another
+// organization's, or none at all).
+export const AUDIT_ACTIONS = ['API_KEY_CREATE', 'API_KEY_UPDATE', 'API_KEY_REVOKE', 'API_KEY_REMOVE', 'API_KEY_ROLL', 'API_KEY_ACCESS_DENIED'] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 export type AuditLevel = 'INFO' | 'WARNING';
 
@@ -174,6 +176,8 @@ export interface KeyStore {
   listKeys(owner: Owner): Promise<ApiKeyRecord[]>;
   /** The owner's key with this id (revoked or not), or null. */
   getKey(owner: Owner, id: string): Promise<ApiKeyRecord | null>;
+  /** The key with this id whoever owns it, or null: for auditing a denied attempt, never for an answer. */
+  findKeyById(id: string): Promise<ApiKeyRecord | null>;
   /** The keys with these hashes (in no particular order), read from the database on every call. */
   findKeysByHash(keyHashes: string[]): Promise<ApiKeyRecord[]>;
   /**

@@ -1,0 +1,182 @@
+// What the organizations' workers cost and buy (issue 21): `npx tsx bench/hosted/isolation.ts
+// [--duration 5] [--connections 8] [--hop-only]`, also the last part of `bench/hosted/run.ts`.
+//
+// One key service (SQLite) and two drawing servers on it: one with each organization in a worker
+// process (the default), one with every organization in the server's own process
+// (LINEWORK_ORG_WORKERS=0, as before the workers). Two tables:
+//  1. the routing hop: the same keyed GET on both servers, in alternating one-second slices;
+//  2. organization B's GET /ready while organization A runs heavy plots, against the same with A
+//     idle, on both servers: slices alternate between A idle and A plotting without a pause.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Sample, load } from '../server/load.js';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const KEYS_BIN = root + 'packages/keys/bin/linework-keys.js';
+const LINEWORK_BIN = root + 'packages/server/bin/linework.js';
+const SECRET = 'bench-isolation-secret-0123456789abcdef012345';
+
+interface Proc {
+  child: ChildProcess;
+  url: string;
+}
+
+function start(argv: string[], env: NodeJS.ProcessEnv, urlRe: RegExp): Promise<Proc> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, argv, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr!.on('data', (c: Buffer) => {
+      err += c.toString();
+      const m = urlRe.exec(err);
+      if (m) resolve({ child, url: m[1]! });
+    });
+    child.on('exit', (code) => reject(new Error(`${argv[0]} exited (${code}): ${err}`)));
+  });
+}
+
+async function makeKey(keysUrl: string, dir: string, org: string): Promise<string> {
+  const env = { ...process.env, AUTH_JWT_SECRET: SECRET };
+  const jwt = spawnSync(process.execPath, [KEYS_BIN, 'token', '--sub', 'bench', '--org', org], { cwd: dir, env, encoding: 'utf8' }).stdout.trim();
+  const res = await fetch(`${keysUrl}/api-keys`, {
+    method: 'POST', headers: { Authorization: `Bearer ${jwt}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'bench', permissions: ['*'] }),
+  });
+  return ((await res.json()) as { data: { rawKey: string } }).data.rawKey;
+}
+
+async function post(port: number, key: string, path: string, body: unknown): Promise<Response> {
+  return fetch(`http://127.0.0.1:${port}/api/v1${path}`, { method: 'POST', headers: { Authorization: `Bearer ${key}` }, body: JSON.stringify(body) });
+}
+
+const fmt = (n: number, d = 0): string => n.toFixed(d);
+
+/** CPU time used so far (µs, utime + stime from /proc) by a process and its children (the workers); NaN off Linux. */
+function treeCpuMicros(pid: number): number {
+  const own = (p: number | string): number => {
+    const f = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(f[11]) + Number(f[12])) * 10_000;
+  };
+  try {
+    let total = own(pid);
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      for (const child of readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean)) {
+        try {
+          total += own(child);
+        } catch {
+          // ended meanwhile
+        }
+      }
+    }
+    return total;
+  } catch {
+    return NaN;
+  }
+}
+
+interface Server {
+  name: string;
+  port: number;
+  proc: Proc;
+}
+
+export async function runIsolation(opts: { duration: number; connections: number; hopOnly?: boolean }): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'lw-bench-iso-'));
+  const procs: Proc[] = [];
+  try {
+    const keys = await start([KEYS_BIN, 'serve', '--port', '0'], { AUTH_JWT_SECRET: SECRET, LOG_LEVEL: 'warn', KEYS_DB_PATH: join(dir, 'keys.db') }, /^(http:\/\/127\.0\.0\.1:\d+)$/m);
+    procs.push(keys);
+    const keyA = await makeKey(keys.url, dir, 'org-a');
+    const keyB = await makeKey(keys.url, dir, 'org-b');
+    const servers: Server[] = [];
+    for (const [name, workers] of [['workers', '1'], ['one process', '0']] as const) {
+      const sub = mkdtempSync(join(dir, 'root-'));
+      const p = await start([LINEWORK_BIN, '--http', '0', '--root', sub, '--keys-url', keys.url],
+        { SERVICE_API_TOKEN: 'bench-isolation-token-0123456789', LINEWORK_LOG_LEVEL: 'warn', LINEWORK_ORG_WORKERS: workers }, /(http:\/\/127\.0\.0\.1:\d+)\/api\/v1$/m);
+      procs.push(p);
+      servers.push({ name, port: Number(/:(\d+)\//.exec(p.url + '/')![1]), proc: p });
+    }
+    // A's drawing: enough lines that a 300 dpi plot takes a while; B's: 100 lines to list.
+    const lines = (n: number, w: number) => Array.from({ length: n }, (_, i) => ({ type: 'Line', start: [i % w, Math.floor(i / w)], end: [(i % w) + 0.7, Math.floor(i / w) + 0.7] }));
+    for (const s of servers) {
+      for (const [key, n] of [[keyA, 20_000], [keyB, 100]] as const) {
+        const r = await post(s.port, key, '/entities', { entities: lines(n, n > 1000 ? 150 : 10) });
+        if (r.status !== 201) throw new Error(`filling the drawing: ${r.status} ${await r.text()}`);
+      }
+    }
+
+    // 1. The routing hop
+    for (const path of ['/api/v1/ready', '/api/v1/entities?limit=100']) {
+      const rows = servers.map((s) => ({ s, sample: new Sample(), cpu: 0 }));
+      for (const r of rows) await load(r.s.port, path, 0.5, { token: keyB, connections: opts.connections });
+      for (let i = 0; i < opts.duration; i++) {
+        for (const r of rows) {
+          const c0 = treeCpuMicros(r.s.proc.child.pid!);
+          await load(r.s.port, path, 1, { token: keyB, connections: opts.connections }, r.sample);
+          r.cpu += treeCpuMicros(r.s.proc.child.pid!) - c0;
+        }
+      }
+      const base = rows.find((r) => r.s.name === 'one process')!.sample.result();
+      console.log(`\nThe routing hop: GET ${path.replace('/api/v1', '')} with an API key, ${opts.connections} connections, ${opts.duration} s per row in alternating 1 s slices\n`);
+      console.log('| organizations\' sessions | requests | errors | req/s | p50 ms | p99 ms | vs one process | drawing server CPU µs/request (front + workers) |');
+      console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+      for (const r of rows) {
+        const x = r.sample.result();
+        console.log(`| ${r.s.name === 'workers' ? 'a worker process each' : 'in the server\'s process (before)'} | ${x.requests} | ${x.errors} | ${fmt(x.rps)} | ${fmt(x.p50, 2)} | ${fmt(x.p99, 2)} | ${fmt((100 * x.rps) / base.rps)} % | ${fmt(r.cpu / x.requests)} |`);
+      }
+    }
+
+    if (opts.hopOnly) return;
+    // 2. B while A plots; B keeps one connection fewer, for A's (the server takes 8 at a time)
+    const bConnections = Math.max(1, opts.connections - 1);
+    console.log(`\nOrganization B's GET /ready (API key, ${bConnections} connections) while organization A plots its 20 000 lines at 300 dpi, one plot after another, against A idle; ${opts.duration} s per row in alternating 1 s slices\n`);
+    console.log('| organizations\' sessions | organization A | B requests | B errors | B req/s | B p50 ms | B p99 ms | vs A idle | A plots done |');
+    console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|');
+    for (const s of servers) {
+      const idle = new Sample();
+      const busy = new Sample();
+      let plots = 0;
+      let plotting = false;
+      let loop: Promise<void> = Promise.resolve();
+      const startPlots = (): void => {
+        plotting = true;
+        loop = (async () => {
+          while (plotting) {
+            const r = await post(s.port, keyA, '/plot', { path: 'heavy.png', dpi: 300 });
+            if (r.status !== 200) throw new Error(`A's plot: ${r.status} ${await r.text()}`);
+            plots++;
+          }
+        })();
+      };
+      await load(s.port, '/api/v1/ready', 0.5, { token: keyB, connections: bConnections });
+      for (let i = 0; i < opts.duration; i++) {
+        await load(s.port, '/api/v1/ready', 1, { token: keyB, connections: bConnections }, idle);
+        startPlots();
+        // the plot under way before B's slice starts
+        await new Promise((r) => setTimeout(r, 200));
+        await load(s.port, '/api/v1/ready', 1, { token: keyB, connections: bConnections }, busy);
+        plotting = false;
+        await loop;
+      }
+      const a = idle.result();
+      const b = busy.result();
+      const label = s.name === 'workers' ? 'a worker process each' : 'in the server\'s process (before)';
+      console.log(`| ${label} | idle | ${a.requests} | ${a.errors} | ${fmt(a.rps)} | ${fmt(a.p50, 2)} | ${fmt(a.p99, 2)} | 100 % | - |`);
+      console.log(`| ${label} | plotting | ${b.requests} | ${b.errors} | ${fmt(b.rps)} | ${fmt(b.p50, 2)} | ${fmt(b.p99, 2)} | ${fmt((100 * b.rps) / a.rps)} % | ${plots} |`);
+    }
+  } finally {
+    for (const p of procs.reverse()) p.child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 1000));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const args = process.argv.slice(2);
+  const arg = (name: string, def: number): number => {
+    const i = args.indexOf(`--${name}`);
+    return i >= 0 && args[i + 1] ? Number(args[i + 1]) : def;
+  };
+  await runIsolation({ duration: arg('duration', 5), connections: arg('connections', 8), hopOnly: args.includes('--hop-only') });
+}

@@ -1,0 +1,56 @@
+// The messages between the front of the hosted server and an organization's worker, and the one
+// interface through which the front reaches a worker. Everything that crosses is plain data
+// (strings, numbers, byte arrays): the same messages framed on a TCP connection would reach a
+// worker on another machine (docs/server.md, "Several machines").
+import type { ProtocolRequest } from '@linework/engine';
+import type { OrgHttpReply, OrgHttpRequest } from './org-runner.js';
+
+/** Front -> worker. */
+export type ToWorker =
+  | { t: 'init'; orgId: string; root: string; appVersion: string; checkpointMs: number }
+  | { t: 'http'; id: number; req: OrgHttpRequest }
+  | { t: 'line'; id: number; req: ProtocolRequest }
+  /** Save the session and end. */
+  | { t: 'stop' };
+
+/** Worker -> front. */
+export type FromWorker =
+  | { t: 'ready'; pid: number }
+  | { t: 'http'; id: number; reply: OrgHttpReply }
+  | { t: 'line'; id: number; chunks: Uint8Array[] }
+  | { t: 'failed'; id: number; message: string };
+
+/** How a worker ended: `expected` when the front asked it to stop. */
+export interface WorkerExit {
+  expected: boolean;
+  code: number | null;
+  signal: string | null;
+}
+
+/**
+ * One organization's session, wherever it runs. Requests may be sent concurrently; the worker
+ * runs them in the order they were sent. When the worker dies, the requests it had not answered
+ * reject with {@link WorkerGone}, and `exited` resolves.
+ */
+export interface OrgWorker {
+  readonly orgId: string;
+  /** An operator's handle on it (a process id, a host and port). */
+  readonly where: string;
+  http(req: OrgHttpRequest): Promise<OrgHttpReply>;
+  line(req: ProtocolRequest): Promise<Buffer[]>;
+  /** Saves the session and ends the worker (killed if it does not end within the grace time). */
+  stop(): Promise<void>;
+  readonly exited: Promise<WorkerExit>;
+}
+
+/** The worker ended before it answered. */
+export class WorkerGone extends Error {
+  /**
+   * @param delivered false when the request never reached the worker (it was gone already): such a
+   * request can safely be sent again to a new worker, a delivered one cannot (it may have run).
+   */
+  constructor(readonly exit: WorkerExit | null, readonly delivered = true) {
+    super('the organization\'s worker ended before it answered');
+    this.name = 'WorkerGone';
+  }
+}
