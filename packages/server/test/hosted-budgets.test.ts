@@ -202,16 +202,17 @@ describe('work budgets over HTTP with API keys', () => {
 
 describe('the deadline per request', () => {
   it('a request past LINEWORK_REQUEST_TIMEOUT_MS answers 503 deadline_exceeded and leaves the document as it was', async () => {
-    const s = await startLinework({ LINEWORK_REQUEST_TIMEOUT_MS: '20' });
+    // 500 ms: a one-circle request fits even on a loaded machine; 100k lines take seconds.
+    const s = await startLinework({ LINEWORK_REQUEST_TIMEOUT_MS: '500' });
     try {
       const acme = client(s.port, k.acmeAll);
       const small = await acme.post('/api/v1/entities', { entities: [{ type: 'Circle', center: [0, 0], radius: 1 }] });
       expect(small.status, small.text).toBe(201);
       const version = small.json.version;
-      const entities = Array.from({ length: 50_000 }, (_, i) => ({ type: 'Line', start: [i, 0], end: [i, 1] }));
+      const entities = Array.from({ length: 100_000 }, (_, i) => ({ type: 'Line', start: [i, 0], end: [i, 1] }));
       const r = await acme.post('/api/v1/entities', { entities });
       expect(r.statusLine).toBe('HTTP/1.1 503 Service Unavailable');
-      expect(r.json).toMatchObject({ ok: false, code: 'deadline_exceeded', details: { budget: 'request_ms', limit: 20 }, http_status: 503 });
+      expect(r.json).toMatchObject({ ok: false, code: 'deadline_exceeded', details: { budget: 'request_ms', limit: 500 }, http_status: 503 });
       const after = await acme.get('/api/v1/entities');
       expect(after.json.count).toBe(1);
       expect((await acme.get('/api/v1/state')).json.version ?? version).toBe(version);
