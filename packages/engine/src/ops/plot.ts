@@ -139,7 +139,7 @@ export const preview = defineOp({
   permissions: ['drawings:read'],
   needsDocument: true,
   output: z.object({ layout: z.string(), format: z.enum(['png', 'svg']), mime_type: z.string(), width: z.number().int(), height: z.number().int(), bytes: z.number().int(), data: z.string().describe('the image, base64') }),
-  mcpGroup: 'plot',
+  mcpGroup: 'query',
   example: { width: 800, height: 600, format: 'png' },
   http: [],
   errors: ['unknown_layout'],
