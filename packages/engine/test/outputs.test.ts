@@ -46,3 +46,13 @@ const TOURED = [
   'block_define', 'block_delete', 'block_rename', 'block_list', 'purge', 'plot', 'wblock', 'embed_image', 'preview', 'command', 'audit',
   'display_list', 'pick', 'snap', 'answer', 'layer_set',
 ];
+
+describe('op examples', () => {
+  it('every example input is valid for its op', () => {
+    for (const op of buildCatalogue()) {
+      if (!op.example) continue;
+      const parsed = op.input.safeParse(op.example);
+      expect(parsed.success, `${op.name}: ${parsed.success ? '' : parsed.error.message}`).toBe(true);
+    }
+  });
+});

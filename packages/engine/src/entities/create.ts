@@ -34,6 +34,14 @@ const textFields = {
   style: z.string().optional().describe('text style (default TEXTSTYLE)'),
 };
 
+/**
+ * JSON Schema for "at least one of these fields" (the builder checks it; zod's object cannot say
+ * it): each alternative names its field among its properties, as OpenAPI linters ask.
+ */
+function oneOfFields(...names: string[]): Array<Record<string, unknown>> {
+  return names.map((n) => ({ properties: { [n]: {} }, required: [n] }));
+}
+
 export const CREATE_SCHEMAS = {
   Line: z.object({ type: z.literal('Line'), start: point, end: point, ...common }),
   Circle: z.object({ type: z.literal('Circle'), center: point, radius: z.number().positive(), ...common }),
@@ -72,7 +80,7 @@ export const CREATE_SCHEMAS = {
     type: z.literal('Spline'), degree: z.number().int().min(1).max(11).optional(),
     control_points: z.array(point).optional(), fit_points: z.array(point).optional(),
     knots: z.array(num).optional(), weights: z.array(z.number().positive()).optional(), closed: z.boolean().optional(), ...common,
-  }).meta({ anyOf: [{ required: ['control_points'] }, { required: ['fit_points'] }] }),
+  }).meta({ anyOf: oneOfFields('control_points', 'fit_points') }),
   Insert: z.object({
     type: z.literal('Insert'), name: z.string().min(1).describe('block name'), position: point.optional(), insert: point.optional(),
     xscale: num.optional(), yscale: num.optional(), zscale: num.optional(), scale: num.optional(), rotation: num.optional(),
@@ -84,7 +92,7 @@ export const CREATE_SCHEMAS = {
     paths: z.array(z.array(point).min(3)).optional().describe('several boundaries (outer first, holes after)'),
     pattern: z.string().optional().describe('SOLID (default), ANSI31, LINE or NET'),
     pattern_scale: z.number().positive().optional(), pattern_angle: num.optional(), ...common,
-  }).meta({ anyOf: [{ required: ['boundary'] }, { required: ['paths'] }] }),
+  }).meta({ anyOf: oneOfFields('boundary', 'paths') }),
   Solid: z.object({ type: z.literal('Solid'), points: z.array(point).min(3).max(4), ...common }),
   Ray: z.object({ type: z.literal('Ray'), start: point, direction: point, ...common }),
   XLine: z.object({ type: z.literal('XLine'), start: point, direction: point, ...common }),

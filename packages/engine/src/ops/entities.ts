@@ -34,7 +34,7 @@ export const entitiesCreate = defineOp({
   needsDocument: true,
   output: z.object({ handles: handlesOut.describe('handles of the new entities, in the order given'), count: z.number().int() }),
   mcpGroup: 'entities',
-  example: { entities: [{ type: 'Line', start: [0, 0], end: [100, 0], layer: 'walls' }, { type: 'Text', insert: [0, 10], value: 'Kitchen', height: 2.5 }], create_layers: true },
+  example: { entities: [{ type: 'Line', start: [0, 0], end: [100, 0], layer: 'walls' }, { type: 'Text', position: [0, 10], value: 'Kitchen', height: 2.5 }], create_layers: true },
   http: [{ method: 'POST', path: '/entities', status: 201, wrapper: false }],
   errors: ['unknown_layer', 'unknown_linetype', 'unknown_style', 'unknown_block', 'invalid_entity', 'unknown_layout', 'invalid_xdata'],
   handler: (ctx, input) => {
