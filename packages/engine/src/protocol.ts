@@ -116,9 +116,11 @@ export interface OpDef<S extends z.ZodTypeAny = z.ZodTypeAny> {
   output?: z.ZodTypeAny;
   /**
    * The MCP tool that carries the op as one of its `action`s (documents, entities, query, blocks,
-   * layers, plot, modify, session, ...). Absent: the op's own tool, as today.
+   * layers, plot, modify, session, ...). Absent: the `modify` tool.
    */
   mcpGroup?: string;
+  /** An example input (OpenAPI shows it beside the request body). */
+  example?: Record<string, unknown>;
 }
 
 /** What a transport needs of the engine: the catalogue (for routes, tools, docs) and dispatch. */

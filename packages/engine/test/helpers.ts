@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { createEngine, Engine, Workspace, type EngineOptions, type ProtocolResponse } from '../src/index.js';
 import type { DocumentApi } from '../src/dxf.js';
+import { outputProblems } from './output-check.js';
 
 /** The checkout (fixtures) and the system's temporary folder (each test's files). */
 export const TEST_ROOTS = [fileURLToPath(new URL('../../..', import.meta.url)), tmpdir()];
@@ -13,8 +14,12 @@ export function engine(opts: EngineOptions = {}): Engine {
 }
 
 let serial = 0;
+/** Runs an op; a success answer must match the op's output schema. */
 export async function call(e: Engine, op: string, fields: Record<string, unknown> = {}): Promise<ProtocolResponse> {
-  return e.dispatch({ protocol: 1, op, ...fields });
+  const res = await e.dispatch({ protocol: 1, op, ...fields });
+  const problems = outputProblems(e.ops.values(), op, res);
+  if (problems) throw new Error(problems);
+  return res;
 }
 
 /** Runs an op and returns its result, failing the test with the error when it fails. */

@@ -96,7 +96,7 @@ function checkLifetime(payload: Record<string, unknown>, maxLifetime: number): v
   const now = Date.now() / 1000;
   const { iat, exp } = payload;
   if (typeof iat === 'number' && iat > now + MAX_IAT_AHEAD_S) {
-    throw new ApiError('UNAUTHENTICATED', `${MESSAGES.tokenFromFuture}: iat is ${Math.round(iat - now)} s ahead of this service's clock (at most ${MAX_IAT_AHEAD_S} s)`, { code: 'token_issued_in_future' });
+    throw new ApiError('UNAUTHENTICATED', `${MESSAGES.tokenFromFuture}: iat is ${Math.round(iat - now)} s ahead of this service's clock (at most ${MAX_IAT_AHEAD_S} s)`, undefined, 'token_issued_in_future');
   }
   const start = typeof iat === 'number' ? Math.min(iat, now + MAX_IAT_AHEAD_S) : now;
   // jose checked that exp is a number; NaN cannot come out of JSON, a huge one can.
@@ -105,7 +105,8 @@ function checkLifetime(payload: Record<string, unknown>, maxLifetime: number): v
     throw new ApiError(
       'UNAUTHENTICATED',
       `${MESSAGES.tokenLifetimeTooLong}: exp is ${life} after ${typeof iat === 'number' ? 'iat' : 'now'}; at most ${maxLifetime} s (AUTH_MAX_TOKEN_LIFETIME)`,
-      { code: 'token_lifetime_too_long' },
+      undefined,
+      'token_lifetime_too_long',
     );
   }
 }

@@ -1,7 +1,9 @@
 /**
  * Failures are typed values: code decides the HTTP status, and `toErrorResponse` is the only place
- * where a failure becomes a status and a `{success:false, error}` envelope.
+ * where a failure becomes a status and a `{success:false, error, code, details}` envelope (the
+ * drawing server's shape: a sentence, a symbolic code, and the facts behind it).
  */
+import type { z } from 'zod';
 
 export type ErrorCode =
   | 'VALIDATION'
@@ -30,30 +32,69 @@ const STATUS: Record<ErrorCode, number> = {
   INTERNAL: 500,
 };
 
-/** The flattened form of a zod error (`z.flattenError`). */
-export interface FlattenedError {
-  formErrors: string[];
-  fieldErrors: Record<string, string[] | undefined>;
+/** The `code` field of a failure, as clients match on it (snake_case, as the drawing server's). */
+const WIRE_CODE: Record<ErrorCode, string> = {
+  VALIDATION: 'invalid_request',
+  INVALID_PERMISSIONS: 'invalid_permissions',
+  BAD_REQUEST: 'bad_request',
+  UNAUTHENTICATED: 'unauthorized',
+  FORBIDDEN: 'insufficient_role',
+  NOT_FOUND: 'not_found',
+  CONFLICT: 'conflict',
+  PAYLOAD_TOO_LARGE: 'payload_too_large',
+  UNSUPPORTED_MEDIA_TYPE: 'unsupported_media_type',
+  SERVICE_UNAVAILABLE: 'service_unavailable',
+  INTERNAL: 'internal_error',
+};
+
+/** Every failure code a client can see (the OpenAPI document lists them). */
+/** Codes that say more than their kind's: why a token was refused (both 401). */
+const FINER_CODES = ['token_lifetime_too_long', 'token_issued_in_future'] as const;
+
+export const FAILURE_CODES = [...new Set([...Object.values(WIRE_CODE), ...FINER_CODES, 'unknown_route', 'header_too_large'])];
+
+/** One problem of an invalid request: the field (dotted path, '' for the whole body) and what is wrong. */
+export interface Issue {
+  path: string;
+  code: string;
+  message: string;
 }
 
 export class ApiError extends Error {
   readonly code: ErrorCode;
-  /** The `error` field of the envelope: a message, or a flattened validation error. */
-  readonly error: string | FlattenedError;
-  /** Fields added beside `error` (e.g. `allowedPermissions`). */
-  readonly extra: Record<string, unknown> | undefined;
+  /** Facts behind the failure (the invalid fields, the allowed permissions ...), or undefined. */
+  readonly details: Record<string, unknown> | undefined;
 
-  constructor(code: ErrorCode, error: string | FlattenedError, extra?: Record<string, unknown>) {
-    super(typeof error === 'string' ? error : 'Validation failed');
+  /** A finer wire code than the kind's own (a 401 that says why: token_lifetime_too_long). */
+  private readonly wire: string | undefined;
+
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>, wire?: (typeof FINER_CODES)[number]) {
+    super(message);
     this.name = 'ApiError';
     this.code = code;
-    this.error = error;
-    this.extra = extra;
+    this.details = details;
+    this.wire = wire;
   }
 
   get status(): number {
     return STATUS[this.code];
   }
+
+  get wireCode(): string {
+    return this.wire ?? WIRE_CODE[this.code];
+  }
+}
+
+/** A validation failure worded as a sentence naming the first bad field; every issue in details. */
+export function validationError(error: z.ZodError): ApiError {
+  return invalidFields(error.issues.map((i) => ({ path: i.path.map(String).join('.'), code: i.code, message: i.message })));
+}
+
+export function invalidFields(issues: Issue[]): ApiError {
+  const first = issues[0];
+  const where = first?.path ? `field \`${first.path}\`` : 'request body';
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more issue${issues.length > 2 ? 's' : ''})` : '';
+  return new ApiError('VALIDATION', `Invalid request: ${where}: ${first?.message ?? 'invalid'}${more}`, { issues });
 }
 
 export const MESSAGES = {
@@ -90,10 +131,23 @@ export function keyLimitMessage(limit: number): string {
   return `Active API key limit reached: at most ${limit} active keys per user per organization; revoke a key first`;
 }
 
+export interface FailureBody {
+  success: false;
+  /** A sentence saying what failed and, where it helps, what to do. */
+  error: string;
+  code: string;
+  details?: Record<string, unknown>;
+}
+
 export interface ErrorResponse {
   status: number;
-  body: { success: false; error: string | FlattenedError } & Record<string, unknown>;
+  body: FailureBody;
   headers?: Record<string, string>;
+}
+
+/** The envelope of a failure the service words itself (404 route, malformed HTTP). */
+export function failureBody(code: string, error: string, details?: Record<string, unknown>): FailureBody {
+  return { success: false, error, code, ...(details ? { details } : {}) };
 }
 
 /** Framework errors carry a statusCode and a code; the ones a client can cause are named here. */
@@ -130,11 +184,11 @@ export function toErrorResponse(err: unknown): ErrorResponse & { internal: boole
   if (!api) {
     // Other client errors raised by the framework keep their status (e.g. 414, 431).
     if (typeof fw.statusCode === 'number' && fw.statusCode >= 400 && fw.statusCode < 500) {
-      return { status: fw.statusCode, body: { success: false, error: fw.message || 'Bad request' }, internal: false };
+      return { status: fw.statusCode, body: failureBody('bad_request', fw.message || 'Bad request'), internal: false };
     }
-    return { status: 500, body: { success: false, error: MESSAGES.internal }, internal: true };
+    return { status: 500, body: failureBody(WIRE_CODE.INTERNAL, MESSAGES.internal), internal: true };
   }
-  const body: ErrorResponse['body'] = { success: false, error: api.error, ...(api.extra ?? {}) };
+  const body = failureBody(api.wireCode, api.message, api.details);
   const headers = api.code === 'UNAUTHENTICATED' ? { 'WWW-Authenticate': 'Bearer' } : undefined;
   return { status: api.status, body, internal: false, ...(headers ? { headers } : {}) };
 }

@@ -8,6 +8,7 @@ import { MAX_RATELIMIT_DURATION_MS, MAX_RATELIMIT_LIMIT, MIN_RATELIMIT_DURATION_
 import { META_MAX_BYTES, metaProblem } from './meta.js';
 import { AUDIT_ACTIONS, REFILL_INTERVALS } from './store/types.js';
 import { isStorableText, UNSTORABLE_TEXT } from './text.js';
+import { FAILURE_CODES } from './errors.js';
 
 const timestamp = z.iso.datetime().meta({ description: 'ISO 8601 timestamp (UTC)' });
 
@@ -182,22 +183,29 @@ export const CreatedApiKey = ApiKeyRecord.extend({
 })
   .strict();
 
-export const FlattenedValidationError = z
+/** One problem of an invalid request (details.issues of invalid_request). */
+export const ValidationIssue = z
   .object({
-    formErrors: z.array(z.string()),
-    fieldErrors: z.record(z.string(), z.array(z.string())),
+    path: z.string().meta({ description: "the field, as a dotted path ('' for the whole body)" }),
+    code: z.string().meta({ description: "zod's issue code (invalid_type, too_big, unrecognized_keys, ...)" }),
+    message: z.string(),
   })
   .strict();
 
+/** Every failure of the service: a sentence, a symbolic code, and the facts behind it. */
 export const ErrorEnvelope = z
   .object({
     success: z.literal(false),
-    error: z.union([z.string(), FlattenedValidationError]),
-    allowedPermissions: z.array(z.string()).optional(),
-    code: z
-      .enum(['token_lifetime_too_long', 'token_issued_in_future'])
+    error: z.string().meta({ description: 'what failed, as a sentence' }),
+    code: z.enum(FAILURE_CODES as [string, ...string[]]).meta({ description: 'symbolic failure code, stable for clients to match' }),
+    details: z
+      .object({
+        issues: z.array(ValidationIssue).optional().meta({ description: 'invalid_request: every invalid field' }),
+        allowedPermissions: z.array(z.string()).optional().meta({ description: 'invalid_permissions on create: the permissions a key may hold' }),
+      })
+      .catchall(z.unknown())
       .optional()
-      .meta({ description: 'Why a token was refused, where a program may want to tell: its exp lies beyond AUTH_MAX_TOKEN_LIFETIME after its iat, or its iat more than 60 s ahead.' }),
+      .meta({ description: 'facts about the failure' }),
   })
   .strict();
 

@@ -4,7 +4,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { requireRole, type Authenticator, type Identity } from './auth.js';
-import { ApiError, toErrorResponse, type ErrorResponse } from './errors.js';
+import { ApiError, failureBody, toErrorResponse, validationError, type ErrorResponse } from './errors.js';
 import { withHotRoutes } from './hot-routes.js';
 import { PermissionSet } from './permissions.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
@@ -93,7 +93,7 @@ function clientError(err: Error & { code?: string }, socket: Socket): void {
     err.code === 'HPE_HEADER_OVERFLOW'
       ? [431, 'Request Header Fields Too Large', 'Request headers too large']
       : [400, 'Bad Request', 'Malformed HTTP request'];
-  const body = JSON.stringify({ success: false, error: message });
+  const body = JSON.stringify(failureBody(status === 431 ? 'header_too_large' : 'bad_request', message));
   socket.end(
     `HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json; charset=utf-8\r\nAPI-Version: ${API_VERSION}\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
@@ -109,7 +109,7 @@ function logFailure(log: FastifyBaseLogger | Logger, err: unknown, response: Err
 function parseWith<T>(schema: z.ZodType<T>, value: unknown): T {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  throw new ApiError('VALIDATION', z.flattenError(result.error));
+  throw validationError(result.error);
 }
 
 /** A route's body: its quick check of the usual shape, else its schema (which words any error). */
@@ -216,7 +216,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   });
 
   app.setNotFoundHandler((request, reply) => {
-    return reply.code(404).send({ success: false, error: `Route not found: ${request.method} ${pathOf(request.url).slice(0, 200)}` });
+    return reply.code(404).send(failureBody('unknown_route', `Route not found: ${request.method} ${pathOf(request.url).slice(0, 200)}`));
   });
 
   const routes = allRoutes();

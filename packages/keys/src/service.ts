@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ApiError, MESSAGES, keyLimitMessage } from './errors.js';
+import { ApiError, MESSAGES, invalidFields, keyLimitMessage } from './errors.js';
 import { expiresAtFor, generateRawKey, hashKey, isExpired, keyPrefixOf, RAW_KEY_PATTERN, type ExpiresIn } from './keys.js';
 import { creditAt } from './limits.js';
 import { PermissionSet, invalidPermissionsMessage } from './permissions.js';
@@ -395,7 +395,7 @@ function settingChanges(before: ApiKeyRecord, input: KeySettings, now: Date): Ap
   const remaining = input.remaining !== undefined ? input.remaining : before.remaining;
   const refill = input.refill !== undefined ? input.refill : before.refill;
   if (refill !== null && remaining === null) {
-    throw new ApiError('VALIDATION', { formErrors: [], fieldErrors: { refill: [REFILL_NEEDS_REMAINING] } });
+    throw invalidFields([{ path: 'refill', code: 'custom', message: REFILL_NEEDS_REMAINING }]);
   }
   const changes: ApiKeyChanges = {};
   if (input.meta !== undefined) changes.meta = input.meta;

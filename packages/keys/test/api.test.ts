@@ -11,6 +11,7 @@ import { postgresBackend, sqliteBackend, type Backend } from './helpers/backends
 import { Client, type Reply } from './helpers/http.js';
 import { startService, TEST_SECRET, type ServiceProcess } from './helpers/service.js';
 import { token } from './helpers/tokens.js';
+import { expectFailureBody, type Flattened } from './helpers/failures.js';
 
 const ALLOWED = [
   'drawings:read',
@@ -40,9 +41,9 @@ async function caller(role = 'DEVELOPER', org = unique('org'), sub = unique('use
   return { sub, org, role, jwt: await token({ sub, org, role }) };
 }
 
-function expectError(res: Reply, status: number, error: unknown) {
+function expectError(res: Reply, status: number, error: Parameters<typeof expectFailureBody>[2]) {
   expect(res.status).toBe(status);
-  expect(res.body).toEqual({ success: false, error });
+  expectFailureBody(res.body, status, error);
   expect(res.headers.get('api-version')).toBe('1');
 }
 
@@ -207,7 +208,7 @@ function suite(backend: Backend, mode: Record<string, string>) {
 
     it('answers 400 with the flattened validation error', async () => {
       const alice = await caller();
-      const cases: Array<[unknown, unknown]> = [
+      const cases: Array<[unknown, Flattened]> = [
         [{}, { formErrors: [], fieldErrors: { name: ['Invalid input: expected string, received undefined'] } }],
         [{ name: '' }, { formErrors: [], fieldErrors: { name: ['Too small: expected string to have >=1 characters'] } }],
         [{ name: 'x'.repeat(65) }, { formErrors: [], fieldErrors: { name: ['Too big: expected string to have <=64 characters'] } }],
@@ -236,11 +237,7 @@ function suite(backend: Backend, mode: Record<string, string>) {
       const alice = await caller();
       const res = await api.post('/api-keys', { name: 'x', permissions: [' Foo:Bar ', 'drawings:read', 'nope:*', 'admin'] }, alice.jwt);
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({
-        success: false,
-        error: 'Invalid API key permissions: Foo:Bar, nope:*, admin',
-        allowedPermissions: ALLOWED,
-      });
+      expectFailureBody(res.body, 400, 'Invalid API key permissions: Foo:Bar, nope:*, admin', { allowedPermissions: ALLOWED });
       expect((await api.get('/api-keys', alice.jwt)).body.data).toEqual([]);
     });
 

@@ -12,6 +12,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Client } from './helpers/http.js';
 import { runCli, startService, TEST_SECRET, type ServiceProcess } from './helpers/service.js';
 import { token } from './helpers/tokens.js';
+import { expectFailureBody } from './helpers/failures.js';
 
 const dirs: string[] = [];
 const running: ServiceProcess[] = [];
@@ -126,11 +127,7 @@ describe('configuration', () => {
     const jwt = await token();
     const refused = await api.post('/api-keys', { name: 'x', permissions: ['drawings:read'] }, jwt);
     expect(refused.status).toBe(400);
-    expect(refused.body).toEqual({
-      success: false,
-      error: 'Invalid API key permissions: drawings:read',
-      allowedPermissions: ['reports:read', 'reports:write', 'users:read'],
-    });
+    expectFailureBody(refused.body, 400, 'Invalid API key permissions: drawings:read', { allowedPermissions: ['reports:read', 'reports:write', 'users:read'] });
     const ok = await api.post('/api-keys', { name: 'x', permissions: ['reports:*'] }, jwt);
     expect(ok.body.data.permissions).toEqual(['reports:read', 'reports:write']);
   });
@@ -241,7 +238,7 @@ describe('identity through a JWKS (RS256)', () => {
       const otherKey = (await generateKeyPair('RS256')).privateKey;
       expect((await api.get('/api-keys', await sign('https://id.example', 'linework-keys', otherKey))).body.error).toBe('Invalid token signature');
       // No shared secret is configured, so HS256 tokens are not accepted at all.
-      expect((await api.get('/api-keys', await token())).body).toEqual({ success: false, error: 'Invalid token' });
+      expectFailureBody((await api.get('/api-keys', await token())).body, 401, 'Invalid token');
       expect(jwksHits).toBeGreaterThan(0);
     } finally {
       await new Promise((r) => jwksServer.close(r));
@@ -254,6 +251,6 @@ describe('identity through a JWKS (RS256)', () => {
     const jwt = await new SignJWT({ org: 'o', role: 'OWNER' }).setProtectedHeader({ alg: 'ES256', kid: 'x' }).setSubject('u').setExpirationTime('5m').sign(pair.privateKey);
     const res = await new Client(service.url).get('/api-keys', jwt);
     expect(res.status).toBe(503);
-    expect(res.body).toEqual({ success: false, error: 'Identity provider unavailable' });
+    expectFailureBody(res.body, 503, 'Identity provider unavailable');
   });
 });

@@ -10,6 +10,7 @@ import { postgresBackend, sqliteBackend, type Backend } from './helpers/backends
 import { Client, type Reply } from './helpers/http.js';
 import { startService, TEST_SECRET, type ServiceProcess } from './helpers/service.js';
 import { token } from './helpers/tokens.js';
+import { expectFailureBody } from './helpers/failures.js';
 
 const BAD_TEXT = 'Must not contain U+0000 (NUL) or an unpaired surrogate';
 const BAD_IDENTITY = 'Token sub and org claims must not contain U+0000 (NUL) or an unpaired surrogate';
@@ -18,9 +19,9 @@ const NO_EXPIRY = 'Token lacks an exp claim: tokens must expire';
 // Lone halves of a surrogate pair, at the start, in the middle and at the end; and NUL.
 const UNSTORABLE = ['a\u0000b', '\u0000', 'x\ud800y', '\udc00', 'tail\ud83d', '\ude00head'];
 
-function expectFailure(res: Reply, status: number, error: unknown) {
+function expectFailure(res: Reply, status: number, error: Parameters<typeof expectFailureBody>[2]) {
   expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body).toEqual({ success: false, error });
+  expectFailureBody(res.body, status, error);
   expect(res.headers.get('api-version')).toBe('1');
   expect(res.headers.get('cache-control')).toBe('no-store');
 }

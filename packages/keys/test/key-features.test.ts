@@ -10,13 +10,14 @@ import { postgresBackend, sqliteBackend, type Backend } from './helpers/backends
 import { Client, type Reply } from './helpers/http.js';
 import { startService, TEST_SECRET, type ServiceProcess } from './helpers/service.js';
 import { token } from './helpers/tokens.js';
+import { expectFailureBody, type Flattened } from './helpers/failures.js';
 
 const DAY = 86_400_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function expectError(res: Reply, status: number, error: unknown) {
+function expectError(res: Reply, status: number, error: Parameters<typeof expectFailureBody>[2]) {
   expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body).toEqual({ success: false, error });
+  expectFailureBody(res.body, status, error);
 }
 
 function suite(backend: Backend) {
@@ -233,7 +234,7 @@ function suite(backend: Backend) {
         expectError(await api.post(`/api-keys/${id}/roll`, { overlapSeconds: 0 }, jwt), 404, 'Active API key not found');
       }
       const plain = await create(alice.jwt);
-      const cases: Array<[unknown, unknown]> = [
+      const cases: Array<[unknown, Flattened]> = [
         [{}, { formErrors: [], fieldErrors: { overlapSeconds: ['Invalid input: expected number, received undefined'] } }],
         [{ overlapSeconds: -1 }, { formErrors: [], fieldErrors: { overlapSeconds: ['Too small: expected number to be >=0'] } }],
         [{ overlapSeconds: 2_592_001 }, { formErrors: [], fieldErrors: { overlapSeconds: ['Too big: expected number to be <=2592000'] } }],

@@ -10,15 +10,16 @@ import { postgresBackend, sqliteBackend, type Backend } from './helpers/backends
 import { Client, type Reply } from './helpers/http.js';
 import { startService, TEST_SECRET, type ServiceProcess } from './helpers/service.js';
 import { token } from './helpers/tokens.js';
+import { expectFailureBody } from './helpers/failures.js';
 
 const DAY = 86_400_000;
 /** The longest window: a test inside it cannot straddle two windows but once in years. */
 const LONG = 30 * DAY;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function expectValidation(res: Reply, fieldErrors: Record<string, unknown>) {
+function expectValidation(res: Reply, fieldErrors: Record<string, string[]>) {
   expect(res.status, JSON.stringify(res.body)).toBe(400);
-  expect(res.body).toEqual({ success: false, error: { formErrors: [], fieldErrors } });
+  expectFailureBody(res.body, 400, { formErrors: [], fieldErrors });
 }
 
 function suite(backend: Backend, mode: Record<string, string>) {
@@ -274,7 +275,7 @@ function suite(backend: Backend, mode: Record<string, string>) {
 
   describe('validation', () => {
     it('refuses malformed limits with 400, unknown fields inside them included, and stores nothing', async () => {
-      const cases: Array<[Record<string, unknown>, Record<string, unknown>]> = [
+      const cases: Array<[Record<string, unknown>, Record<string, string[]>]> = [
         [{ ratelimit: { limit: 0, durationMs: 1000 } }, { ratelimit: ['Too small: expected number to be >=1'] }],
         [{ ratelimit: { limit: 1, durationMs: 999 } }, { ratelimit: ['Too small: expected number to be >=1000'] }],
         [{ ratelimit: { limit: 1, durationMs: 30 * DAY + 1 } }, { ratelimit: [`Too big: expected number to be <=${30 * DAY}`] }],

@@ -9,7 +9,8 @@ export const USAGE = `Usage:
     [--gui] [--gui-port <port>]           with files or --gui, the web editor on a second loopback port
   linework --tcp <port>                   JSON lines on a loopback TCP socket (each request carries "token")
   linework --stdio                        JSON lines on stdin/stdout (one request per line)
-  linework --mcp                          Model Context Protocol server on stdin/stdout
+  linework --mcp [--tools G1,G2|all]      Model Context Protocol server on stdin/stdout (--tools: the tool
+                                          groups listed; default documents,entities,query,modify)
     [--root DIR ...]                      the workspace: the only folders clients may name files in
                                           (default: the current folder; relative paths start at the first)
     [--keys-url URL]                      with --http/--tcp: accept API keys of this key service too, each
@@ -38,7 +39,7 @@ export type Command =
   | { kind: 'version' }
   | { kind: 'file'; command: FileCommandName; args: string[] }
   | { kind: 'help'; command?: FileCommandName }
-  | { kind: 'serve'; http?: number; tcp?: number; stdio: boolean; mcp: boolean; files: string[]; roots: string[]; gui?: boolean; guiPort?: number; keysUrl?: string }
+  | { kind: 'serve'; http?: number; tcp?: number; stdio: boolean; mcp: boolean; files: string[]; roots: string[]; gui?: boolean; guiPort?: number; keysUrl?: string; tools?: string[] }
   | { kind: 'error'; message: string };
 
 function port(v: string | undefined, flag: string): number | string {
@@ -104,11 +105,19 @@ export function parseArgs(argv: readonly string[]): Command {
       case '--mcp':
         cmd.mcp = true;
         break;
+      case '--tools': {
+        const list = inline ?? argv[++i];
+        const names = (list ?? '').split(',').map((t) => t.trim()).filter((t) => t.length > 0);
+        if (names.length === 0) return { kind: 'error', message: '--tools needs tool groups, e.g. --tools documents,entities,query' };
+        cmd.tools = names;
+        break;
+      }
       default:
         if (a.startsWith('-')) return { kind: 'error', message: `unknown option ${a}` };
         cmd.files.push(a);
     }
   }
+  if (cmd.tools && !cmd.mcp) return { kind: 'error', message: '--tools goes with --mcp (it chooses the MCP tool groups)' };
   if (cmd.stdio && cmd.mcp) return { kind: 'error', message: '--stdio and --mcp both use stdin/stdout; choose one' };
   if (cmd.http === undefined && cmd.tcp === undefined && !cmd.stdio && !cmd.mcp) return { kind: 'error', message: 'no transport given (--http, --tcp, --stdio or --mcp)' };
   if (cmd.keysUrl !== undefined && cmd.http === undefined && cmd.tcp === undefined) {

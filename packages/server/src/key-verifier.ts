@@ -152,7 +152,7 @@ export function readVerification(status: number, text: string): Verification {
   } catch {
     return { kind: 'unavailable', reason: `the key service answered ${status} without JSON` };
   }
-  if (status === 400 && isObject(json) && typeof json.error === 'string' && json.error.startsWith('Invalid API key permissions')) {
+  if (status === 400 && isObject(json) && json.code === 'invalid_permissions' && typeof json.error === 'string') {
     return { kind: 'unknown_permission', message: json.error };
   }
   if (status !== 200 || !isObject(json) || json.success !== true || !isObject(json.data) || typeof json.data.valid !== 'boolean') {

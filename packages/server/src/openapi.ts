@@ -1,69 +1,18 @@
 // GET /openapi and /openapi.json: an OpenAPI 3.0.3 description generated from the op catalogue. Request body and
-// parameter schemas come from each op's zod input (zod 4 `toJSONSchema`, target openapi-3.0).
-import { z } from 'zod';
+// parameter schemas come from each op's zod input, answer schemas from its zod output (zod 4
+// `toJSONSchema`, target openapi-3.0). Each operation has one path: its resource route, or
+// `POST /<op>` for an op without one; `POST /{op}` (any op by name) is described once.
 import type { DispatcherApi, HttpRoute, OpDef } from '@linework/engine';
 import { WRAPPER_OPS, compilePath } from './routes.js';
+import { answerSchema, queryParameter, zodToOpenApi } from './openapi-answers.js';
 
 type Json = Record<string, unknown>;
 
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The op's input as an OpenAPI 3.0 schema; `$defs` are moved into components (refs rewritten). */
+/** The op's input as an OpenAPI 3.0 schema (its `$defs` in components under `<op>__`). */
 function inputSchema(op: OpDef, components: Json): Json {
-  let schema: Json;
-  try {
-    schema = z.toJSONSchema(op.input, { target: 'openapi-3.0', io: 'input', unrepresentable: 'any' }) as Json;
-  } catch {
-    return { type: 'object' };
-  }
-  const prefix = `${op.name}__`;
-  const defs = isObject(schema.$defs) ? schema.$defs : isObject(schema.definitions) ? schema.definitions : null;
-  delete schema.$defs;
-  delete schema.definitions;
-  delete schema.$schema;
-  delete schema.$id;
-  const rewrite = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(rewrite);
-    if (!isObject(v)) return v;
-    const out: Json = {};
-    for (const [k, val] of Object.entries(v)) {
-      if (k === '$ref' && typeof val === 'string') {
-        if (val === '#') out[k] = `#/components/schemas/${prefix}input`;
-        else out[k] = val.replace(/^#\/(\$defs|definitions)\//, `#/components/schemas/${prefix}`);
-      } else if (k !== '$schema' && k !== '$id') {
-        out[k] = rewrite(val);
-      }
-    }
-    return out;
-  };
-  const body = collapseAnyOf(rewrite(schema)) as Json;
-  if (defs) for (const [name, def] of Object.entries(defs)) components[`${prefix}${name}`] = collapseAnyOf(rewrite(def));
-  if (JSON.stringify(body).includes(`#/components/schemas/${prefix}input`)) components[`${prefix}input`] = body;
-  return body;
-}
-
-/**
- * zod writes a fixed-length tuple of one type for OpenAPI 3.0 (which has no `prefixItems`) as
- * `items: {anyOf: [same, same, ...]}`; one copy says the same (and validators and linters flag the
- * repeats as illogical).
- */
-export function collapseAnyOf(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(collapseAnyOf);
-  if (!isObject(v)) return v;
-  const out: Json = {};
-  for (const [k, val] of Object.entries(v)) out[k] = collapseAnyOf(val);
-  for (const key of ['anyOf', 'oneOf'] as const) {
-    const list = out[key];
-    if (!Array.isArray(list) || list.length === 0) continue;
-    const first = JSON.stringify(list[0]);
-    if (!list.every((x) => JSON.stringify(x) === first)) continue;
-    const { [key]: _same, ...rest } = out;
-    const only = list[0];
-    // The single schema replaces the list when nothing beside it would clash.
-    if (isObject(only) && Object.keys(only).every((k) => !(k in rest))) return { ...rest, ...only };
-    return { ...rest, allOf: [only] };
-  }
-  return out;
+  return zodToOpenApi(op.input, op.name, 'input', components);
 }
 
 /** Query keys the route's `fromHttp` reads (observed through a proxy; its own validation errors ignored). */
@@ -171,6 +120,19 @@ function failureResponses(): Json {
   };
 }
 
+/** The op's example input as an OpenAPI media example (without the fields the path and query carry). */
+function exampleOf(op: OpDef, drop: string[], arrayField: string | null = null): Json {
+  if (!op.example) return {};
+  if (arrayField) return op.example[arrayField] === undefined ? {} : { example: op.example[arrayField] };
+  return { example: Object.fromEntries(Object.entries(op.example).filter(([k]) => !drop.includes(k))) };
+}
+
+/** Drops result components no answer refers to (a route that lifts every field keeps its own copy). */
+function pruneResults(doc: Json, components: Json): void {
+  const text = JSON.stringify(doc.paths);
+  for (const name of Object.keys(components)) if (name.endsWith('_result') && !text.includes(`"#/components/schemas/${name}"`)) delete components[name];
+}
+
 export interface OpenApiOptions {
   /** `servers[0].url`, e.g. `http://127.0.0.1:8080/api/v1`. */
   serverUrl: string;
@@ -214,7 +176,7 @@ export function buildOpenApi(api: Pick<DispatcherApi, 'catalogue' | 'appVersion'
           name,
           in: 'query',
           required: false,
-          schema: { type: 'string' },
+          ...queryParameter(props[name]),
           ...(typeof props[name]?.description === 'string' ? { description: props[name]!.description } : {}),
         })),
       ];
@@ -227,7 +189,7 @@ export function buildOpenApi(api: Pick<DispatcherApi, 'catalogue' | 'appVersion'
         'x-linework-wrapper': route.wrapper,
         'x-linework-permissions': op.permissions,
         responses: {
-          [String(route.status)]: { description: route.status === 201 ? 'created' : 'success', content: json('#/components/schemas/Envelope') },
+          [String(route.status)]: { description: route.status === 201 ? 'created' : 'success', content: { 'application/json': { schema: answerSchema(op, route, ENVELOPE, components) } } },
           ...failureResponses(),
         },
       };
@@ -239,15 +201,15 @@ export function buildOpenApi(api: Pick<DispatcherApi, 'catalogue' | 'appVersion'
         operation.requestBody = {
           required: false,
           description: 'JSON; an empty or invalid body counts as {}' + (arrayField ? ' (here: null or invalid means [])' : ''),
-          content: { 'application/json': { schema: bodySchema } },
+          content: { 'application/json': { schema: bodySchema, ...exampleOf(op, [...params, ...queryKeys], arrayField) } },
         };
       }
       add(oaPath, route.method.toLowerCase(), operation);
     }
   }
 
-  // POST /{op}: every op by name (the wrapper ops through the mutation wrapper).
-  for (const op of api.catalogue) {
+  // POST /<op>: the one path of an op without a resource route, typed like a route.
+  for (const op of api.catalogue.filter((o) => o.http.length === 0)) {
     const schema = inputSchema(op, components);
     const wrapper = WRAPPER_OPS.has(op.name);
     const bodySchema: Json = isObject(schema.properties)
@@ -267,10 +229,25 @@ export function buildOpenApi(api: Pick<DispatcherApi, 'catalogue' | 'appVersion'
       'x-linework-op': op.name,
       'x-linework-wrapper': wrapper,
       'x-linework-permissions': op.permissions,
-      requestBody: { required: false, content: { 'application/json': { schema: bodySchema } } },
-      responses: { '200': { description: 'success', content: json('#/components/schemas/Envelope') }, ...failureResponses() },
+      requestBody: { required: false, content: { 'application/json': { schema: bodySchema, ...exampleOf(op, []) } } },
+      responses: { '200': { description: 'success', content: { 'application/json': { schema: answerSchema(op, null, ENVELOPE, components) } } }, ...failureResponses() },
     });
   }
+
+  // POST /{op}: the ops that have resource routes, by name: the same operations, said once here.
+  const routed = api.catalogue.filter((o) => o.http.length > 0);
+  add('/{op}', 'post', {
+    operationId: uniqueId('run_op'),
+    summary: 'Runs an operation by name: the same operation as its resource route (x-alias-of), with the op\'s fields as the JSON body.',
+    description:
+      'The body holds the op\'s input fields (see its resource route) and optionally request_id and document_id. ' +
+      `These ops run through the mutation wrapper here: ${routed.filter((o) => WRAPPER_OPS.has(o.name)).map((o) => o.name).join(', ')}.`,
+    tags: ['ops'],
+    'x-alias-of': Object.fromEntries(routed.map((o) => [o.name, `${o.http[0]!.method} ${o.http[0]!.path || '/'}`])),
+    parameters: [{ name: 'op', in: 'path', required: true, schema: { type: 'string', enum: routed.map((o) => o.name) }, description: 'the operation' }],
+    requestBody: { required: false, content: { 'application/json': { schema: { type: 'object', additionalProperties: true } } } },
+    responses: { '200': { description: 'success: the answer of the op\'s resource route', content: json('#/components/schemas/Envelope') }, ...failureResponses() },
+  });
 
   add('/openapi', 'get', {
     operationId: uniqueId('get_openapi'),
@@ -293,6 +270,7 @@ export function buildOpenApi(api: Pick<DispatcherApi, 'catalogue' | 'appVersion'
 
   const sortedPaths: Record<string, Json> = {};
   for (const k of Object.keys(paths).sort()) sortedPaths[k] = paths[k]!;
+  pruneResults({ paths: sortedPaths }, components);
 
   return {
     openapi: '3.0.3',

@@ -16,7 +16,7 @@ import { KeyVerifier, parseKeysUrl } from './key-verifier.js';
 import { createLogger, type Logger } from './logger.js';
 import { ORG_IDLE_MS } from './org-sessions.js';
 import { InProcessOrgs, OrgWorkers } from './org-workers.js';
-import { serveMcp } from './mcp.js';
+import { serveMcp, toolGroups } from './mcp.js';
 import { Router } from './routes.js';
 import { serveStdio } from './stdio.js';
 import { startTcpServer } from './tcp.js';
@@ -102,6 +102,11 @@ export async function serve(cmd: Extract<Command, { kind: 'serve' }>, env: NodeJ
   const relay = graphical ? new PromptRelay() : undefined;
   const api = createEngine({ appVersion: appVersion(), workspace, gui: relay, ...(cmd.files.length ? { empty: true } : {}) });
   if (cmd.files.length) await openFiles(api, cmd.files, log);
+  const unknownTools = (cmd.tools ?? []).filter((t) => t !== 'all' && !toolGroups(api.catalogue).includes(t));
+  if (unknownTools.length) {
+    io.stderr.write(`linework: --tools: no tool group ${unknownTools.join(', ')}; the groups are ${toolGroups(api.catalogue).join(', ')} (or all)\n`);
+    return 2;
+  }
 
   // A bug in one request must not take the session's unsaved drawings down with the process:
   // replies are built defensively, and whatever still escapes is logged and the server goes on.
@@ -167,7 +172,7 @@ export async function serve(cmd: Extract<Command, { kind: 'serve' }>, env: NodeJ
     process.once('SIGTERM', onSignal);
   });
 
-  const stream = cmd.stdio ? serveStdio({ api }) : cmd.mcp ? serveMcp({ api }) : null;
+  const stream = cmd.stdio ? serveStdio({ api }) : cmd.mcp ? serveMcp({ api, tools: cmd.tools }) : null;
   if (stream && closers.length === 0) {
     // stdio / MCP alone: the end of stdin ends the process after the last answer.
     const code = await Promise.race([stream.then(() => 0), stop]);

@@ -139,7 +139,7 @@ describe('two organizations over HTTP', () => {
     const caps = (await as(k.acmeRead).get('/api/v1/capabilities')).json.result.ops as Array<{ name: string; permissions: string[]; http: Array<{ method: string; path: string }> }>;
     for (const op of caps) {
       expect(op.permissions.length, op.name).toBeGreaterThan(0);
-      expect(doc.paths[`/${op.name}`].post['x-linework-permissions'], op.name).toEqual(op.permissions);
+      if (op.http.length === 0) expect(doc.paths[`/${op.name}`].post['x-linework-permissions'], op.name).toEqual(op.permissions);
       for (const r of op.http) {
         const p = r.path.replace(/^\/api\/v1/, '') || '/';
         expect(doc.paths[p][r.method.toLowerCase()]['x-linework-permissions'], `${r.method} ${p}`).toEqual(op.permissions);

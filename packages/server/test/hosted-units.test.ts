@@ -91,7 +91,7 @@ describe('the key service\'s verify answers', () => {
   });
 
   it('a permission the key service does not offer is its own answer', () => {
-    expect(readVerification(400, '{"success":false,"error":"Invalid API key permissions: plots:create"}').kind).toBe('unknown_permission');
+    expect(readVerification(400, '{"success":false,"error":"Invalid API key permissions: plots:create","code":"invalid_permissions"}').kind).toBe('unknown_permission');
   });
 
   it('checks the URL', () => {

@@ -309,9 +309,21 @@ describe('route table', () => {
         expect(doc.paths[p]?.[route.method.toLowerCase()], `${route.method} ${p}`).toBeDefined();
         routes++;
       }
-      expect(doc.paths[`/${op.name}`]?.post, op.name).toBeDefined();
+      // One path per operation: an op without a resource route has its own POST /<op>; the others
+      // are named in the generic POST /{op}.
+      if (op.http.length === 0) expect(doc.paths[`/${op.name}`]?.post, op.name).toBeDefined();
+      else expect(doc.paths['/{op}'].post.parameters[0].schema.enum, op.name).toContain(op.name);
     }
     expect(routes).toBeGreaterThan(30);
+    // Typed: query parameters with their types, answers with the op's result schema.
+    const params = Object.fromEntries(doc.paths['/entities'].get.parameters.map((p: any) => [p.name, p]));
+    expect(params.limit.schema.type).toBe('integer');
+    expect(params.fields).toMatchObject({ schema: { type: 'array', items: { type: 'string' } }, style: 'form', explode: false });
+    const listed = doc.paths['/entities'].get.responses['200'].content['application/json'].schema;
+    expect(listed.properties.entities.items.required).toEqual(expect.arrayContaining(['handle', 'type']));
+    const created = doc.paths['/entities'].post.responses['201'].content['application/json'].schema;
+    expect(created.properties.result.$ref).toBe('#/components/schemas/entities_create_result');
+    expect(doc.components.schemas.entities_create_result.required).toEqual(['handles', 'count']);
     const list = doc.paths['/entities'].get.parameters.map((p: any) => p.name);
     expect(list).toEqual(expect.arrayContaining(['type', 'layer', 'detail', 'offset', 'limit', 'fields', 'handles', 'bounds', 'near', 'contains_point', 'intersections', 'where']));
     expect(doc.paths['/entities'].post.requestBody.content['application/json'].schema.properties).toHaveProperty('entities');

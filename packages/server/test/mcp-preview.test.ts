@@ -1,4 +1,4 @@
-// The MCP preview tool through the SDK's Client: a PNG of the active drawing as image content,
+// The MCP preview action (of the query tool) through the SDK's Client: a PNG of the active drawing as image content,
 // the rest of the answer (without the encoded picture) as text and structuredContent.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -25,19 +25,19 @@ function pngFacts(b64: string): { width: number; height: number; ink: boolean } 
 }
 
 describe('--mcp preview', () => {
-  it('lists preview as a read-only tool with its fields', async () => {
+  it('lists preview as an action of a read-only tool, with its fields', async () => {
     const { tools } = await client.listTools();
-    const p = tools.find((t) => t.name === 'preview')!;
-    expect(p).toBeDefined();
-    expect(tools.filter((t) => t.name === 'preview')).toHaveLength(1);
-    expect(p.annotations).toMatchObject({ readOnlyHint: true });
-    expect(Object.keys(p.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['layout', 'width', 'height', 'format']));
+    const carriers = tools.filter((t) => (t.inputSchema as any).oneOf.some((b: any) => b.properties.action.const === 'preview'));
+    expect(carriers.map((t) => t.name)).toEqual(['query']);
+    expect(carriers[0]!.annotations).toMatchObject({ readOnlyHint: true });
+    const branch = (carriers[0]!.inputSchema as any).oneOf.find((b: any) => b.properties.action.const === 'preview');
+    expect(Object.keys(branch.properties)).toEqual(expect.arrayContaining(['layout', 'width', 'height', 'format']));
   });
 
   it('answers a PNG as image content', async () => {
-    const made = (await client.callTool({ name: 'entities_create', arguments: { entities: [{ type: 'Circle', center: [0, 0], radius: 10 }, { type: 'Line', start: [-20, 0], end: [40, 5] }] } })) as any;
+    const made = (await client.callTool({ name: 'entities', arguments: { action: 'entities_create', entities: [{ type: 'Circle', center: [0, 0], radius: 10 }, { type: 'Line', start: [-20, 0], end: [40, 5] }] } })) as any;
     expect(made.isError).toBeFalsy();
-    const r = (await client.callTool({ name: 'preview', arguments: { width: 240, height: 160 } })) as any;
+    const r = (await client.callTool({ name: 'query', arguments: { action: 'preview', width: 240, height: 160 } })) as any;
     expect(r.isError).toBeFalsy();
     const img = r.content.find((c: any) => c.type === 'image');
     expect(img).toMatchObject({ type: 'image', mimeType: 'image/png' });
@@ -51,7 +51,7 @@ describe('--mcp preview', () => {
   });
 
   it('leaves a margin around the extents: nothing is drawn within 5 % of the edges', async () => {
-    const r = (await client.callTool({ name: 'preview', arguments: { width: 400, height: 200 } })) as any;
+    const r = (await client.callTool({ name: 'query', arguments: { action: 'preview', width: 400, height: 200 } })) as any;
     const img = decodePng(Buffer.from(r.content.find((c: any) => c.type === 'image').data, 'base64'));
     const ink = inkBox(img, 250)!;
     expect(ink).not.toBeNull();
@@ -61,11 +61,11 @@ describe('--mcp preview', () => {
   });
 
   it('answers SVG when asked, and unknown_layout as a tool error', async () => {
-    const svg = (await client.callTool({ name: 'preview', arguments: { format: 'svg', width: 100, height: 100 } })) as any;
+    const svg = (await client.callTool({ name: 'query', arguments: { action: 'preview', format: 'svg', width: 100, height: 100 } })) as any;
     const img = svg.content.find((c: any) => c.type === 'image');
     expect(img.mimeType).toBe('image/svg+xml');
     expect(Buffer.from(img.data, 'base64').toString('utf8')).toMatch(/<svg/);
-    const bad = (await client.callTool({ name: 'preview', arguments: { layout: 'Nope' } })) as any;
+    const bad = (await client.callTool({ name: 'query', arguments: { action: 'preview', layout: 'Nope' } })) as any;
     expect(bad.isError).toBe(true);
     expect(bad.structuredContent).toMatchObject({ ok: false, code: 'unknown_layout' });
     expect(bad.content.some((c: any) => c.type === 'image')).toBe(false);

@@ -1,6 +1,8 @@
 // Runs protocol-1 requests through each real transport process (test helper).
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { buildCatalogue } from '@linework/engine';
+import { buildGroupTools } from '../src/mcp-tools.js';
 import { BIN, LineClient, ROOT, request, spawnCli, startHttpProcess } from './helpers.js';
 
 export type Req = { op: string; fields: Record<string, unknown> };
@@ -68,12 +70,17 @@ export async function startMcpClient(o: ProcOptions = {}): Promise<{ client: Cli
   return { client, close: () => client.close(), stderr: () => err };
 }
 
+/** MCP runs an op as an action of its group's tool (every group listed); the op's own `action` is `mode`. */
 export async function runMcp(reqs: Req[], o: ProcOptions = {}): Promise<Answer[]> {
-  const m = await startMcpClient(o);
+  const groups = buildGroupTools(buildCatalogue());
+  const toolOf = (op: string): string => groups.find((g) => g.actions.has(op))?.tool.name ?? op;
+  const m = await startMcpClient({ ...o, args: ['--tools', 'all', ...(o.args ?? [])] });
   try {
     const out: Answer[] = [];
     for (const r of reqs) {
-      const res = (await m.client.callTool({ name: r.op, arguments: r.fields })) as any;
+      const { action, ...rest } = r.fields;
+      const args = { ...rest, ...(action !== undefined ? { mode: action } : {}), action: r.op };
+      const res = (await m.client.callTool({ name: toolOf(r.op), arguments: args })) as any;
       const text = res.content.find((c: any) => c.type === 'text')?.text;
       out.push({ res: JSON.parse(text) });
     }

@@ -146,6 +146,10 @@ describe('command line', () => {
     expect(parseArgs(['--http=0', '--tcp', '9', 'a.dxf'])).toEqual({ kind: 'serve', http: 0, tcp: 9, stdio: false, mcp: false, files: ['a.dxf'], roots: [] });
     expect(parseArgs(['--mcp', '--root', 'a', '--root=b'])).toMatchObject({ kind: 'serve', mcp: true, roots: ['a', 'b'] });
     expect(parseArgs(['--http', '0', '--root'])).toEqual({ kind: 'error', message: '--root needs a folder' });
+    expect(parseArgs(['--mcp', '--tools', 'documents, query'])).toMatchObject({ kind: 'serve', mcp: true, tools: ['documents', 'query'] });
+    expect(parseArgs(['--mcp', '--tools=all'])).toMatchObject({ kind: 'serve', mcp: true, tools: ['all'] });
+    expect(parseArgs(['--mcp', '--tools'])).toMatchObject({ kind: 'error', message: expect.stringMatching(/^--tools needs tool groups/) });
+    expect(parseArgs(['--http', '0', '--tools', 'query'])).toEqual({ kind: 'error', message: '--tools goes with --mcp (it chooses the MCP tool groups)' });
     expect(parseArgs(['--stdio'])).toMatchObject({ kind: 'serve', stdio: true });
     expect(parseArgs(['--mcp'])).toMatchObject({ kind: 'serve', mcp: true });
     expect(parseArgs(['info', 'x.dxf', '--json'])).toEqual({ kind: 'file', command: 'info', args: ['x.dxf', '--json'] });

@@ -202,9 +202,9 @@ describe('start-up', () => {
 
 describe('MCP without a working folder', () => {
   it('resolves relative paths against the workspace root, never /', async () => {
-    const m = await startMcpClient({ cwd: '/', args: ['--root', root] });
+    const m = await startMcpClient({ cwd: '/', args: ['--root', root, '--tools', 'plot'] });
     try {
-      const r = (await m.client.callTool({ name: 'plot', arguments: { path: 'rel-out.pdf' } })) as any;
+      const r = (await m.client.callTool({ name: 'plot', arguments: { action: 'plot', path: 'rel-out.pdf' } })) as any;
       expect(r.isError, JSON.stringify(r)).toBeFalsy();
       expect(existsSync(join(root, 'rel-out.pdf'))).toBe(true);
       expect(existsSync('/rel-out.pdf')).toBe(false);

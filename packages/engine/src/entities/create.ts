@@ -34,6 +34,14 @@ const textFields = {
   style: z.string().optional().describe('text style (default TEXTSTYLE)'),
 };
 
+/**
+ * JSON Schema for "at least one of these fields" (the builder checks it; zod's object cannot say
+ * it): each alternative names its field among its properties, as OpenAPI linters ask.
+ */
+function oneOfFields(...names: string[]): Array<Record<string, unknown>> {
+  return names.map((n) => ({ properties: { [n]: {} }, required: [n] }));
+}
+
 export const CREATE_SCHEMAS = {
   Line: z.object({ type: z.literal('Line'), start: point, end: point, ...common }),
   Circle: z.object({ type: z.literal('Circle'), center: point, radius: z.number().positive(), ...common }),
@@ -47,13 +55,15 @@ export const CREATE_SCHEMAS = {
     start_param: num.optional(), end_param: num.optional(), ...common,
   }),
   Point: z.object({ type: z.literal('Point'), location: point, ...common }),
+  // `text` and `insert` are accepted for `value` and `position` (normalize() maps them), so the
+  // schema can say what a Text really needs.
   Text: z.object({
-    type: z.literal('Text'), value: z.string().optional(), text: z.string().optional(), position: point.optional(), insert: point.optional(),
+    type: z.literal('Text'), value: z.string(), position: point,
     halign: z.number().int().min(0).max(5).optional(), valign: z.number().int().min(0).max(3).optional(),
     ...textFields, ...common,
   }),
   MText: z.object({
-    type: z.literal('MText'), value: z.string().optional(), text: z.string().optional(), position: point.optional(), insert: point.optional(),
+    type: z.literal('MText'), value: z.string().describe('the text with MTEXT codes (\\P a new paragraph)'), position: point,
     width: z.number().positive().optional(), attachment_point: z.number().int().min(1).max(9).optional(),
     ...textFields, ...common,
   }),
@@ -70,7 +80,7 @@ export const CREATE_SCHEMAS = {
     type: z.literal('Spline'), degree: z.number().int().min(1).max(11).optional(),
     control_points: z.array(point).optional(), fit_points: z.array(point).optional(),
     knots: z.array(num).optional(), weights: z.array(z.number().positive()).optional(), closed: z.boolean().optional(), ...common,
-  }),
+  }).meta({ anyOf: oneOfFields('control_points', 'fit_points') }),
   Insert: z.object({
     type: z.literal('Insert'), name: z.string().min(1).describe('block name'), position: point.optional(), insert: point.optional(),
     xscale: num.optional(), yscale: num.optional(), zscale: num.optional(), scale: num.optional(), rotation: num.optional(),
@@ -82,7 +92,7 @@ export const CREATE_SCHEMAS = {
     paths: z.array(z.array(point).min(3)).optional().describe('several boundaries (outer first, holes after)'),
     pattern: z.string().optional().describe('SOLID (default), ANSI31, LINE or NET'),
     pattern_scale: z.number().positive().optional(), pattern_angle: num.optional(), ...common,
-  }),
+  }).meta({ anyOf: oneOfFields('boundary', 'paths') }),
   Solid: z.object({ type: z.literal('Solid'), points: z.array(point).min(3).max(4), ...common }),
   Ray: z.object({ type: z.literal('Ray'), start: point, direction: point, ...common }),
   XLine: z.object({ type: z.literal('XLine'), start: point, direction: point, ...common }),
@@ -99,16 +109,22 @@ CANON.set('polyline3d', 'Polyline');
 CANON.set('polyline2d', 'Polyline');
 CANON.set('blockreference', 'Insert');
 
-/** Normalises `type` ('LINE', 'line', 'Line' -> 'Line') before the union picks the schema. */
+/**
+ * Normalises `type` ('LINE', 'line', 'Line' -> 'Line') before the union picks the schema, and the
+ * aliases of the text types (`text` for `value`, `insert` for `position`).
+ */
 function normalizeType(v: unknown): unknown {
-  if (v && typeof v === 'object' && !Array.isArray(v)) {
-    const t = (v as Record<string, unknown>).type;
-    if (typeof t === 'string') {
-      const c = CANON.get(t.toLowerCase());
-      if (c && c !== t) return { ...(v as object), type: c };
-    }
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return v;
+  let o = v as Record<string, unknown>;
+  const t = o.type;
+  if (typeof t !== 'string') return v;
+  const c = CANON.get(t.toLowerCase());
+  if (c && c !== t) o = { ...o, type: c };
+  if (c === 'Text' || c === 'MText') {
+    if (o.value === undefined && o.text !== undefined) o = { ...o, value: o.text };
+    if (o.position === undefined && o.insert !== undefined) o = { ...o, position: o.insert };
   }
-  return v;
+  return o;
 }
 
 const union = z.discriminatedUnion('type', Object.values(CREATE_SCHEMAS) as unknown as [z.ZodObject<{ type: z.ZodLiteral<string> }>, ...z.ZodObject<{ type: z.ZodLiteral<string> }>[]]);

@@ -128,6 +128,8 @@ export const auditOp = defineOp({
   effect: 'change',
   permissions: ['drawings:write'],
   needsDocument: true,
+  output: z.object({ count: z.number().int(), counts: z.record(z.string(), z.number().int()), fixed: z.number().int(), findings: z.array(z.looseObject({ code: z.string(), handle: z.string().nullable().optional(), message: z.string() })), remaining: z.number().int() }),
+  mcpGroup: 'documents',
   http: [],
   handler: (ctx, input) => {
     const tx = ctx.tx!;

@@ -9,6 +9,7 @@ import { dictEntries } from '../store/objects.js';
 import { point, to3 } from '../entities/create.js';
 import { copyOf, eraseEntities } from './entities.js';
 import { defineOp, q } from './types.js';
+import { handlesOut, pointOut } from './output-parts.js';
 
 export type BlockAction = 'delete' | 'rename' | 'purge' | 'redefine';
 
@@ -114,6 +115,9 @@ export const blockDefine = defineOp({
   effect: 'change',
   permissions: ['blocks:write'],
   needsDocument: true,
+  output: z.object({ name: z.string(), count: z.number().int(), handles: handlesOut, base: pointOut, insert: z.string().nullable().describe('handle of the INSERT that replaced the entities (replace: true)'), redefined: z.boolean() }),
+  mcpGroup: 'blocks',
+  example: { name: 'DOOR', base: [0, 0], handles: ['2F', '30'], replace: true },
   http: [{ method: 'POST', path: '/blocks', status: 201, wrapper: true }],
   errors: ['entity_absent', 'block_exists', 'block_protected', 'invalid_block', 'budget_exceeded'],
   handler: (ctx, input) => {
@@ -185,6 +189,8 @@ export const blockDelete = defineOp({
   effect: 'change',
   permissions: ['blocks:write'],
   needsDocument: true,
+  output: z.object({ name: z.string(), references: z.number().int(), erased: z.number().int(), deleted: z.literal(true) }),
+  mcpGroup: 'blocks',
   http: [{
     method: 'DELETE', path: '/blocks/{name}', status: 200, wrapper: true,
     fromHttp: ({ params, query }) => ({ name: params.name, force: q.bool(query.force) }),
@@ -201,6 +207,8 @@ export const blockRename = defineOp({
   effect: 'change',
   permissions: ['blocks:write'],
   needsDocument: true,
+  output: z.object({ name: z.string(), new_name: z.string(), references: z.number().int() }),
+  mcpGroup: 'blocks',
   http: [],
   errors: ['unknown_block', 'block_protected', 'block_exists'],
   handler: (ctx, input) => renameBlock(ctx.tx!, ctx.store!, input.name, input.new_name.trim()),
@@ -214,6 +222,8 @@ export const blocksList = defineOp({
   effect: 'read',
   permissions: ['blocks:read'],
   needsDocument: true,
+  output: z.object({ count: z.number().int(), blocks: z.array(z.looseObject({ name: z.string(), base: pointOut, entities: z.number().int(), references: z.number().int() })) }),
+  mcpGroup: 'blocks',
   http: [],
   handler: (ctx) => {
     const doc = ctx.store!.doc;
@@ -311,6 +321,8 @@ export const purgeOp = defineOp({
   // It removes blocks and layers as well as linetypes and styles: a key needs every one of them.
   permissions: ['drawings:write', 'blocks:write', 'layers:write'],
   needsDocument: true,
+  output: z.object({ purged: z.record(z.string(), z.array(z.string())), count: z.number().int() }),
+  mcpGroup: 'blocks',
   http: [],
   handler: (ctx, input) => {
     const r = purge(ctx.tx!, ctx.store!, input.types ?? PURGE_KINDS, input.names);

@@ -14,6 +14,7 @@ import { writeSysvar } from './sysvars.js';
 import { defineOp, type OpContext } from './types.js';
 import { MORE_ALIASES, MORE_COMMANDS } from '../construct-more/commands.js';
 import { MODIFY_ALIASES, MODIFY_COMMANDS, runModifyCommand } from './modify-commands.js';
+import { handlesOut } from './output-parts.js';
 
 interface CmdState {
   ctx: OpContext;
@@ -50,6 +51,9 @@ export const command = defineOp({
   permissions: ['drawings:write', 'blocks:write', 'layers:write'],
   tx: 'none',
   needsDocument: true,
+  output: z.object({ commands: z.array(z.looseObject({ command: z.string(), handles: handlesOut.optional() })), handles: handlesOut.describe('handles created or changed by the commands'), count: z.number().int() }),
+  mcpGroup: 'entities',
+  example: { cmd: 'LINE 0,0 100,0 100,50\nCIRCLE 50,25 10' },
   http: [{ method: 'POST', path: '/commands', status: 200, wrapper: false }],
   errors: ['invalid_command', 'invalid_point', 'point_off_entity', 'nothing_selected', 'entity_absent', 'unknown_block', 'block_referenced', 'block_protected', 'budget_exceeded'],
   handler: async (ctx, input) => {

@@ -12,6 +12,7 @@ import { PICK_FIELDS, SNAP_MODES, entitiesInBox, pickAt, snapAt } from '../query
 import { selectionEntry } from './entities.js';
 import { defineOp } from './types.js';
 import { point } from '../entities/create.js';
+import { handlesOut, pointOut } from './output-parts.js';
 
 const DARK = 0x212830;
 
@@ -31,6 +32,8 @@ export const displayList = defineOp({
   effect: 'read',
   permissions: ['drawings:read'],
   needsDocument: true,
+  output: z.looseObject({ document_id: z.number().int(), version: z.number().int(), layout: z.string(), handles: handlesOut, layers: z.array(z.string()), segments: z.number().int(), triangles: z.number().int() }),
+  mcpGroup: 'session',
   http: [],
   mcp: false,
   errors: ['unknown_layout', 'budget_exceeded'],
@@ -73,6 +76,8 @@ export const snap = defineOp({
   effect: 'read',
   permissions: ['drawings:read'],
   needsDocument: true,
+  output: z.object({ snap: z.looseObject({ point: pointOut, kind: z.string(), handle: z.string().optional() }).nullable() }),
+  mcpGroup: 'session',
   http: [],
   // the editor's: a pointer's snap, a pick's answer (agents ask with user_select / getpoint)
   mcp: false,
@@ -90,6 +95,8 @@ export const pick = defineOp({
   effect: 'read',
   permissions: ['drawings:read'],
   needsDocument: true,
+  output: z.object({ handles: handlesOut }),
+  mcpGroup: 'query',
   http: [],
   handler: (ctx, input) => {
     const s = ctx.store!;
@@ -112,6 +119,8 @@ export const answer = defineOp({
   effect: 'change',
   permissions: ['drawings:read'],
   needsDocument: false,
+  output: z.object({ answered: z.string(), op: z.string(), result: z.unknown() }),
+  mcpGroup: 'session',
   control: true,
   http: [],
   // the editor's: a pointer's snap, a pick's answer (agents ask with user_select / getpoint)

@@ -12,6 +12,7 @@ import type { Engine } from '../engine.js';
 import { deadline, quote, type Workspace } from '../workspace.js';
 import { currentMeter } from '../budgets.js';
 import { checkSessionRoom, noteDocumentBytes } from '../session-budget.js';
+import { layerOut, openedDocumentOut, undoStateOut } from './output-parts.js';
 
 /** A DXF version from a release name (R12, R2018) or $ACADVER (AC1009). */
 export function parseVersion(v: string): DxfVersion {
@@ -72,6 +73,9 @@ export const documentOpen = defineOp({
   // Opening (even a blank drawing) changes no file and no open drawing: reading a drawing starts here.
   permissions: ['drawings:read'],
   needsDocument: false,
+  output: openedDocumentOut,
+  mcpGroup: 'documents',
+  example: { path: 'plans/site.dxf' },
   http: [{
     method: 'POST', path: '/documents', status: 201, wrapper: false,
     summary: 'New document from `template`, else open `path`, else a new untitled drawing.',
@@ -121,6 +125,8 @@ export const documentNew = defineOp({
   effect: 'change',
   permissions: ['drawings:read'],
   needsDocument: false,
+  output: openedDocumentOut,
+  mcpGroup: 'documents',
   http: [],
   errors: ['invalid_version', 'session_full'],
   handler: (ctx, input) => {
@@ -140,6 +146,8 @@ export const documentClose = defineOp({
   effect: 'discard',
   permissions: ['drawings:delete'],
   needsDocument: true,
+  output: z.object({ closed: z.literal(true), document_id: z.number().int(), active_document_id: z.number().int().nullable() }),
+  mcpGroup: 'documents',
   http: [{
     method: 'DELETE', path: '/documents/{id}', status: 200, wrapper: false,
     fromHttp: ({ params, query }) => ({ document_id: Number(params.id), discard: q.bool(query.discard) }),
@@ -172,6 +180,9 @@ export const save = defineOp({
   effect: 'write_files',
   permissions: ['drawings:write'],
   needsDocument: true,
+  output: z.object({ path: z.string(), name: z.string(), dxf_version: z.string(), saved: z.literal(true), converted: z.record(z.string(), z.unknown()), dropped: z.record(z.string(), z.unknown()), warnings: z.array(z.unknown()) }),
+  mcpGroup: 'documents',
+  example: { path: 'plans/site-v2.dxf', version: 'R2018' },
   http: [{ method: 'POST', path: '/save', status: 200, wrapper: false }],
   errors: ['path_required', 'save_failed', 'invalid_version', 'path_outside_root', 'not_a_file', 'invalid_path', 'folder_not_found', 'io_timeout'],
   handler: async (ctx, input) => {
@@ -210,6 +221,8 @@ export const undo = defineOp({
   permissions: ['drawings:write'],
   tx: 'none',
   needsDocument: true,
+  output: z.object({ undone: z.number().int(), ...undoStateOut }),
+  mcpGroup: 'documents',
   http: [{ method: 'POST', path: '/undo', status: 200, wrapper: false }],
   handler: (ctx, input) => undoRedo(ctx, 'undo', input.steps ?? 1),
 });
@@ -223,6 +236,8 @@ export const redo = defineOp({
   permissions: ['drawings:write'],
   tx: 'none',
   needsDocument: true,
+  output: z.object({ redone: z.number().int(), ...undoStateOut }),
+  mcpGroup: 'documents',
   http: [{ method: 'POST', path: '/redo', status: 200, wrapper: false }],
   handler: (ctx, input) => undoRedo(ctx, 'redo', input.steps ?? 1),
 });
@@ -253,6 +268,8 @@ export const fileIdentity = defineOp({
   effect: 'change',
   permissions: ['drawings:write'],
   needsDocument: true,
+  output: z.object({ identity: z.string(), generated: z.boolean() }),
+  mcpGroup: 'documents',
   http: [{ method: 'POST', path: '/file-identity', status: 200, wrapper: false }],
   handler: (ctx, input) => {
     const s = ctx.store!;
@@ -279,6 +296,8 @@ export const header = defineOp({
   effect: 'read',
   permissions: ['drawings:read'],
   needsDocument: true,
+  output: z.object({ header: z.record(z.string(), z.unknown()), count: z.number().int(), dxf_version: z.string(), encoding: z.string() }),
+  mcpGroup: 'query',
   http: [{ method: 'GET', path: '/header', status: 200, wrapper: false, fromHttp: ({ query }) => (query.names ? { names: q.list(query.names) } : {}) }],
   handler: (ctx, input) => {
     const doc = ctx.store!.doc;
@@ -300,6 +319,8 @@ export const layers = defineOp({
   effect: 'read',
   permissions: ['layers:read'],
   needsDocument: true,
+  output: z.object({ count: z.number().int(), current: z.string(), layers: z.array(layerOut) }),
+  mcpGroup: 'layers',
   http: [{ method: 'GET', path: '/layers', status: 200, wrapper: false }],
   handler: (ctx) => {
     const doc = ctx.store!.doc;
@@ -350,6 +371,8 @@ export const records = defineOp({
   effect: 'read',
   permissions: ['drawings:read'],
   needsDocument: true,
+  output: z.object({ collection: z.string(), total: z.number().int(), count: z.number().int(), offset: z.number().int(), limit: z.number().int(), records: z.array(z.looseObject({ handle: z.string().optional(), type: z.string().optional() })) }),
+  mcpGroup: 'query',
   http: [{
     method: 'GET', path: '/records', status: 200, wrapper: false,
     fromHttp: ({ query }) => {

@@ -16,6 +16,7 @@ import { attrDefs, attrValue, boundsJson, COMMON_ATTRS, entityJson, textOf } fro
 import { blockOfEntity, entitiesOrThrow, entityOrThrow, findEntry } from '../model.js';
 import { defineOp, q, Reply, type OpContext } from './types.js';
 import { dictEntries, groupDictionary, groupHandles, groups, namedDictionary, newGroup, setDictEntry, setGroupHandles } from '../store/objects.js';
+import { boxOut, entityOut, handlesOut, pointOut, selectedEntityOut } from './output-parts.js';
 
 // ---- create ----------------------------------------------------------------------------------
 
@@ -32,6 +33,9 @@ export const entitiesCreate = defineOp({
   effect: 'change',
   permissions: ['drawings:write'],
   needsDocument: true,
+  output: z.object({ handles: handlesOut.describe('handles of the new entities, in the order given'), count: z.number().int() }),
+  mcpGroup: 'entities',
+  example: { entities: [{ type: 'Line', start: [0, 0], end: [100, 0], layer: 'walls' }, { type: 'Text', position: [0, 10], value: 'Kitchen', height: 2.5 }], create_layers: true },
   http: [{ method: 'POST', path: '/entities', status: 201, wrapper: false }],
   errors: ['unknown_layer', 'unknown_linetype', 'unknown_style', 'unknown_block', 'invalid_entity', 'unknown_layout', 'invalid_xdata', 'budget_exceeded'],
   handler: (ctx, input) => {
@@ -126,6 +130,8 @@ export const entitiesList = defineOp({
   effect: 'read',
   permissions: ['drawings:read'],
   needsDocument: true,
+  output: z.object({ count: z.number().int(), total: z.number().int(), offset: z.number().int(), limit: z.number().int(), next_offset: z.number().int().nullable(), entities: z.array(entityOut) }),
+  mcpGroup: 'query',
   http: [{ method: 'GET', path: '/entities', status: 200, wrapper: false, fromHttp: listFromHttp, toHttp: hoist }],
   errors: ['invalid_where', 'entity_absent', 'unknown_layout', 'budget_exceeded'],
   handler: (ctx, input) => {
@@ -143,6 +149,8 @@ export const entityGet = defineOp({
   effect: 'read',
   permissions: ['drawings:read'],
   needsDocument: true,
+  output: z.object({ count: z.literal(1), entities: z.array(entityOut).length(1) }),
+  mcpGroup: 'query',
   http: [{
     method: 'GET', path: '/entities/{handle}', status: 200, wrapper: false, toHttp: hoist,
     fromHttp: ({ params, query }) => ({ handle: params.handle, ...(query.detail ? { detail: query.detail } : {}), ...(query.fields ? { fields: q.list(query.fields) } : {}) }),
@@ -185,6 +193,9 @@ export const entitiesDelete = defineOp({
   effect: 'change',
   permissions: ['drawings:write'],
   needsDocument: true,
+  output: z.object({ deleted: z.number().int(), handles: handlesOut }),
+  mcpGroup: 'entities',
+  example: { handles: ['2F', '30'] },
   http: [{
     method: 'DELETE', path: '/entities', status: 200, wrapper: true,
     fromHttp: ({ query, body }) => (query.handles !== undefined ? { handles: q.list(query.handles) } : { handles: q.body(body).handles }),
@@ -267,6 +278,9 @@ export const entitiesTransform = defineOp({
   effect: 'change',
   permissions: ['drawings:write'],
   needsDocument: true,
+  output: z.object({ action: z.string(), count: z.number().int(), handles: handlesOut, copies: handlesOut.optional().describe('with copy: the new copies') }),
+  mcpGroup: 'modify',
+  example: { handles: ['2F'], action: 'move', vector: [10, 0] },
   http: [{ method: 'POST', path: '/entities/transform', status: 200, wrapper: true }],
   errors: ['entity_absent', 'invalid_transform', 'budget_exceeded'],
   handler: (ctx, input) => {
@@ -305,6 +319,8 @@ export const entitiesCopyTo = defineOp({
   tx: 'none',
   addressing: 'active',
   needsDocument: true,
+  output: z.object({ count: z.number().int(), handles: handlesOut.describe('handles of the copies in the target document'), document_id: z.number().int(), source_document_id: z.number().int() }),
+  mcpGroup: 'modify',
   http: [{ method: 'POST', path: '/entities/copy-to', status: 201, wrapper: false }],
   errors: ['entity_absent', 'unknown_document', 'document_closed', 'unknown_layout'],
   handler: async (ctx, input) => {
@@ -438,6 +454,9 @@ export const setProperties = defineOp({
   effect: 'change',
   permissions: ['drawings:write'],
   needsDocument: true,
+  output: z.object({ count: z.number().int(), handles: handlesOut, properties: z.array(z.string()) }),
+  mcpGroup: 'entities',
+  example: { handles: ['2F'], layer: 'doors', color: 3 },
   http: [],
   errors: ['entity_absent', 'unknown_property', 'invalid_property', 'unknown_layer', 'unknown_linetype', 'unknown_style', 'budget_exceeded'],
   handler: (ctx, input) => {
@@ -469,6 +488,8 @@ export const property = defineOp({
   effect: 'read',
   permissions: ['drawings:read'],
   needsDocument: true,
+  output: z.object({ handle: z.string(), type: z.string(), name: z.string(), value: z.unknown() }),
+  mcpGroup: 'query',
   http: [],
   errors: ['entity_absent', 'unknown_property'],
   handler: (ctx, input) => {
@@ -503,6 +524,8 @@ export const viewFocus = defineOp({
   effect: 'change',
   permissions: ['drawings:read'],
   needsDocument: true,
+  output: z.looseObject({ center: pointOut, width: z.number(), height: z.number(), bounds: boxOut }),
+  mcpGroup: 'session',
   http: [],
   errors: ['entity_absent'],
   handler: (ctx, input) => {
@@ -548,6 +571,8 @@ export const getSelection = defineOp({
   effect: 'read',
   permissions: ['drawings:read'],
   needsDocument: true,
+  output: z.object({ count: z.number().int(), entities: z.array(selectedEntityOut) }),
+  mcpGroup: 'session',
   http: [],
   handler: (ctx) => {
     const s = ctx.store!;
@@ -569,6 +594,8 @@ export const select = defineOp({
   effect: 'change',
   permissions: ['drawings:read'],
   needsDocument: true,
+  output: z.object({ count: z.number().int(), handles: handlesOut, picked: handlesOut }),
+  mcpGroup: 'session',
   http: [],
   errors: ['entity_absent'],
   handler: (ctx, input) => {
@@ -601,6 +628,8 @@ export const selectionSetCreate = defineOp({
   effect: 'change',
   permissions: ['drawings:read'],
   needsDocument: true,
+  output: z.object({ name: z.string(), count: z.number().int(), handles: handlesOut }),
+  mcpGroup: 'session',
   http: [{ method: 'POST', path: '/selection-sets', status: 201, wrapper: true }],
   errors: ['entity_absent'],
   handler: (ctx, input) => {
@@ -619,6 +648,8 @@ export const selectionSetRecall = defineOp({
   effect: 'change',
   permissions: ['drawings:read'],
   needsDocument: true,
+  output: z.object({ name: z.string(), handles: handlesOut, count: z.number().int(), selected: z.number().int() }),
+  mcpGroup: 'session',
   http: [{
     method: 'GET', path: '/selection-sets/{name}', status: 200, wrapper: false,
     fromHttp: ({ params, query }) => ({ name: params.name, select: q.bool(query.select) }),
@@ -642,6 +673,8 @@ export const groupCreate = defineOp({
   effect: 'change',
   permissions: ['drawings:write'],
   needsDocument: true,
+  output: z.object({ name: z.string(), handle: z.string(), count: z.number().int(), handles: handlesOut }),
+  mcpGroup: 'entities',
   http: [{ method: 'POST', path: '/groups', status: 201, wrapper: true }],
   errors: ['entity_absent', 'group_exists'],
   handler: (ctx, input) => {

@@ -7,6 +7,7 @@ import { currentLayer, findEntry } from '../model.js';
 import type { Transaction } from '../store/document-store.js';
 import { layerJson } from './documents.js';
 import { defineOp } from './types.js';
+import { layerOut } from './output-parts.js';
 
 export interface LayerChange {
   on?: boolean;
@@ -55,6 +56,9 @@ export const layerSet = defineOp({
   effect: 'change',
   permissions: ['layers:write'],
   needsDocument: true,
+  output: z.object({ layer: layerOut }),
+  mcpGroup: 'layers',
+  example: { name: 'walls', color: 1, locked: true },
   http: [],
   errors: ['unknown_layer', 'invalid_command'],
   handler: (ctx, input) => {

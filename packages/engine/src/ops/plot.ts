@@ -53,6 +53,9 @@ export const plot = defineOp({
   effect: 'write_files',
   permissions: ['plots:create'],
   needsDocument: true,
+  output: z.object({ format: z.string(), count: z.number().int(), files: z.array(z.string()), pages: z.array(z.looseObject({ layout: z.string(), file: z.string(), paper: z.string(), width: z.number(), height: z.number() })), skipped: z.record(z.string(), z.unknown()), warnings: z.array(z.unknown()) }),
+  mcpGroup: 'plot',
+  example: { path: 'out/site.pdf', layout: 'Model', paper: 'A3', fit: true },
   http: [{ method: 'POST', path: '/plot', status: 200, wrapper: true }],
   errors: ['unknown_layout', 'io_error', ...FILE_ERRORS, 'budget_exceeded'],
   handler: async (ctx, input) => {
@@ -80,6 +83,9 @@ export const wblock = defineOp({
   effect: 'write_files',
   permissions: ['plots:create'],
   needsDocument: true,
+  output: z.object({ path: z.string(), count: z.number().int() }),
+  mcpGroup: 'plot',
+  example: { path: 'parts/door.dxf', handles: ['2F', '30'] },
   http: [{ method: 'POST', path: '/wblock', status: 200, wrapper: true }],
   errors: ['entity_absent', 'unknown_block', 'io_error', ...FILE_ERRORS],
   handler: async (ctx, input) => {
@@ -104,6 +110,9 @@ export const embedImage = defineOp({
   effect: 'change',
   permissions: ['drawings:write'],
   needsDocument: true,
+  output: z.object({ handle: z.string(), image_def: z.string(), pixels: z.array(z.number()), size: z.array(z.number()), path: z.string() }),
+  mcpGroup: 'plot',
+  example: { path: 'logo.png', insert: [0, 0], width: 20 },
   http: [{ method: 'POST', path: '/images', status: 201, wrapper: true }],
   errors: ['file_not_found', 'invalid_image', 'unknown_layer', ...FILE_ERRORS],
   handler: async (ctx, input) => {
@@ -129,6 +138,9 @@ export const preview = defineOp({
   effect: 'read',
   permissions: ['drawings:read'],
   needsDocument: true,
+  output: z.object({ layout: z.string(), format: z.enum(['png', 'svg']), mime_type: z.string(), width: z.number().int(), height: z.number().int(), bytes: z.number().int(), data: z.string().describe('the image, base64') }),
+  mcpGroup: 'query',
+  example: { width: 800, height: 600, format: 'png' },
   http: [],
   errors: ['unknown_layout', 'budget_exceeded'],
   handler: async (ctx, input) => {

@@ -6,6 +6,7 @@ import { budgetReport } from '../budgets.js';
 import { stateSnapshot } from '../state.js';
 import { Pending, Reply, defineOp, q, type EngineOp } from './types.js';
 import { DISPATCHER_ERRORS } from '../errors.js';
+import { handlesOut, pendingOut, pointOut, selectedEntityOut, stateOut } from './output-parts.js';
 
 export const ready = defineOp({
   name: 'ready',
@@ -15,6 +16,8 @@ export const ready = defineOp({
   effect: 'read',
   permissions: ['drawings:read'],
   needsDocument: false,
+  output: z.object({ ready: z.literal(true), version: z.string(), session_id: z.string(), document_id: z.number().int().nullable() }),
+  mcpGroup: 'session',
   http: [
     { method: 'GET', path: '/ready', status: 200, wrapper: false, toHttp: readyBody },
     { method: 'GET', path: '', status: 200, wrapper: false, toHttp: readyBody, summary: 'API root: readiness (same as GET /ready).' },
@@ -41,6 +44,8 @@ export const state = defineOp({
   effect: 'read',
   permissions: ['drawings:read'],
   needsDocument: false,
+  output: stateOut,
+  mcpGroup: 'session',
   http: [
     { method: 'GET', path: '/state', status: 200, wrapper: false, toHttp: stateBody },
     { method: 'GET', path: '/documents', status: 200, wrapper: false, toHttp: stateBody, summary: 'Open documents (the state snapshot).' },
@@ -62,6 +67,17 @@ export const capabilities = defineOp({
   effect: 'read',
   permissions: ['drawings:read'],
   needsDocument: false,
+  output: z.looseObject({
+    protocol: z.literal(1),
+    version: z.string(),
+    session_id: z.string(),
+    ops: z.array(z.looseObject({ name: z.string(), summary: z.string(), mutates: z.boolean(), effect: z.string(), permissions: z.array(z.string()), needs_document: z.boolean(), input: z.unknown(), http: z.array(z.looseObject({ method: z.string(), path: z.string(), status: z.number().int(), wrapper: z.boolean() })), errors: z.array(z.string()) })),
+    op_names: z.array(z.string()),
+    errors: z.array(z.string()),
+    limits: z.record(z.string(), z.number()),
+    gui: z.boolean(),
+  }),
+  mcpGroup: 'session',
   http: [{ method: 'GET', path: '/capabilities', status: 200, wrapper: false }],
   handler: (ctx) => {
     const ops = [...ctx.engine.ops.values()].map((op) => ({
@@ -131,6 +147,8 @@ export const events = defineOp({
   effect: 'read',
   permissions: ['drawings:read'],
   needsDocument: false,
+  output: z.object({ events: z.array(z.looseObject({ seq: z.number().int(), kind: z.string(), document_id: z.number().int().nullable().optional(), time: z.string() })), next: z.number().int(), truncated: z.boolean(), latest: z.number().int() }),
+  mcpGroup: 'session',
   http: [],
   handler: (ctx, input) => {
     const r = ctx.engine.eventsSince(input.since ?? 0, input.limit ?? 100);
@@ -146,6 +164,8 @@ export const operation = defineOp({
   effect: 'read',
   permissions: ['drawings:read'],
   needsDocument: false,
+  output: z.object({ request_id: z.string(), op: z.string(), status: z.string(), ok: z.boolean().nullable(), code: z.string().nullable(), error: z.string().nullable(), result: z.unknown(), document_id: z.number().int().nullable().optional(), started: z.string(), finished: z.string().nullable() }),
+  mcpGroup: 'session',
   control: true,
   http: [],
   errors: ['unknown_operation'],
@@ -186,6 +206,8 @@ export const cancel = defineOp({
   effect: 'change',
   permissions: ['drawings:read'],
   needsDocument: false,
+  output: z.object({ cancelled: z.array(z.string()).describe('request ids of the picks cancelled'), status: z.string().optional().describe('an operation that had already finished: its status') }),
+  mcpGroup: 'session',
   control: true,
   http: [],
   errors: ['unknown_operation'],
@@ -223,6 +245,8 @@ export const userSelect = defineOp({
   effect: 'read',
   permissions: ['drawings:read'],
   needsDocument: true,
+  output: z.union([z.object({ count: z.number().int(), handles: handlesOut, entities: z.array(selectedEntityOut) }), pendingOut]),
+  mcpGroup: 'session',
   http: [],
   errors: ['gui_required', 'document_not_active', 'cancelled'],
   handler: (ctx, input) => interactive(ctx, 'select entities', input),
@@ -236,6 +260,8 @@ export const getpoint = defineOp({
   effect: 'read',
   permissions: ['drawings:read'],
   needsDocument: true,
+  output: z.union([z.object({ point: pointOut }), pendingOut]),
+  mcpGroup: 'session',
   http: [],
   errors: ['gui_required', 'document_not_active', 'cancelled'],
   handler: (ctx, input) => interactive(ctx, 'pick a point', input),
@@ -260,6 +286,8 @@ export const activate = defineOp({
   effect: 'change',
   permissions: ['drawings:read'],
   needsDocument: true,
+  output: z.object({ document_id: z.number().int(), active: z.literal(true) }),
+  mcpGroup: 'documents',
   http: [],
   handler: (ctx) => {
     ctx.engine.activate(ctx.store!.id);

@@ -153,6 +153,9 @@ export const sysvars = defineOp({
   // One op both reads and sets, and a key's permission is per op: reading needs drawings:write too.
   permissions: ['drawings:write'],
   needsDocument: true,
+  output: z.object({ values: z.record(z.string(), z.unknown()), changed: z.array(z.string()) }),
+  mcpGroup: 'documents',
+  example: { set: { LTSCALE: 10 } },
   http: [
     { method: 'GET', path: '/sysvars', status: 200, wrapper: false, fromHttp: ({ query }) => ({ get: q.list(query.names) }) },
     { method: 'POST', path: '/sysvars', status: 200, wrapper: false },
@@ -190,6 +193,9 @@ export const layoutCreate = defineOp({
   effect: 'change',
   permissions: ['drawings:write'],
   needsDocument: true,
+  output: z.object({ layout: z.string(), layouts: z.array(z.string()) }),
+  mcpGroup: 'plot',
+  example: { name: 'Sheet A1' },
   http: [{ method: 'POST', path: '/layouts', status: 201, wrapper: false }],
   errors: ['layout_exists'],
   handler: (ctx, input) => {
@@ -210,6 +216,8 @@ export const layoutsList = defineOp({
   effect: 'read',
   permissions: ['drawings:read'],
   needsDocument: true,
+  output: z.object({ count: z.number().int(), layouts: z.array(z.string()), details: z.array(z.looseObject({ name: z.string(), handle: z.string().optional(), block: z.string(), entities: z.number().int(), page_setup: z.looseObject({ paper: z.string(), orientation: z.string(), width: z.number(), height: z.number() }) })) }),
+  mcpGroup: 'query',
   http: [],
   handler: (ctx) => {
     const doc = ctx.store!.doc;
@@ -239,6 +247,8 @@ export const pageSetup = defineOp({
   effect: 'change',
   permissions: ['drawings:write'],
   needsDocument: true,
+  output: z.looseObject({ layout: z.string(), paper: z.string(), orientation: z.string(), width: z.number(), height: z.number(), margins: z.object({ left: z.number(), bottom: z.number(), right: z.number(), top: z.number() }), plot_area: z.string() }),
+  mcpGroup: 'plot',
   http: [{
     method: 'PUT', path: '/layouts/{layout}/page-setup', status: 200, wrapper: false,
     fromHttp: ({ params, body }) => ({ ...q.body(body), layout: params.layout }),

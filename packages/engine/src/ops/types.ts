@@ -49,8 +49,6 @@ export interface EngineOp<S extends z.ZodTypeAny = z.ZodTypeAny> extends OpDef<S
   control?: boolean;
   /** Failure codes the op can produce besides the dispatcher's (for capabilities and docs). */
   errors?: string[];
-  /** Fields of the op documented for capabilities beyond the schema (examples). */
-  example?: Record<string, unknown>;
 }
 
 export function defineOp<S extends z.ZodTypeAny>(op: EngineOp<S>): EngineOp {

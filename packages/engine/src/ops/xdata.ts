@@ -17,6 +17,8 @@ export const xdataGet = defineOp({
   effect: 'read',
   permissions: ['drawings:read'],
   needsDocument: true,
+  output: z.object({ items: z.array(z.object({ handle: z.string(), xdata: z.record(z.string(), z.array(z.unknown())), raw: z.record(z.string(), z.array(z.object({ code: z.number().int(), value: z.unknown() }))) })), count: z.number().int() }),
+  mcpGroup: 'query',
   http: [{
     method: 'GET', path: '/entities/{handle}/xdata', status: 200, wrapper: false,
     fromHttp: ({ params, query }) => ({ handle: params.handle, ...(query.app ? { app: query.app } : {}) }),
@@ -45,6 +47,9 @@ export const xdataSet = defineOp({
   effect: 'change',
   permissions: ['drawings:write'],
   needsDocument: true,
+  output: z.object({ handle: z.string(), app: z.string(), count: z.number().int() }),
+  mcpGroup: 'entities',
+  example: { handle: '2F', app: 'MYAPP', items: [{ code: 1000, value: 'room 12' }] },
   http: [{
     method: 'PUT', path: '/entities/{handle}/xdata/{app}', status: 200, wrapper: true,
     fromHttp: ({ params, body }) => {
@@ -79,6 +84,8 @@ export const xdataDelete = defineOp({
   effect: 'change',
   permissions: ['drawings:write'],
   needsDocument: true,
+  output: z.object({ handle: z.string(), app: z.string(), removed: z.boolean(), items: z.array(z.unknown()) }),
+  mcpGroup: 'entities',
   http: [{
     method: 'DELETE', path: '/entities/{handle}/xdata/{app}', status: 200, wrapper: false,
     fromHttp: ({ params }) => ({ handle: params.handle, app: params.app }),

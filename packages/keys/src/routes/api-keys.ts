@@ -114,7 +114,7 @@ export const createApiKey = defineRoute({
   responses: {
     201: { description: 'Created', schema: CreateApiKeyResponse },
     ...errorResponses({
-      400: 'Flattened validation error (a refill without remaining included), or `Invalid API key permissions: ...` with allowedPermissions',
+      400: 'invalid_request: details.issues names every invalid field (a refill without remaining included); or invalid_permissions (`Invalid API key permissions: ...`, details.allowedPermissions)',
       401: undefined,
       403: undefined,
       409: 'Active key limit (100 per user per organization) reached',
@@ -138,7 +138,7 @@ export const updateApiKey = defineRoute({
   responses: {
     200: { description: 'Updated record', schema: UpdateApiKeyResponse },
     ...errorResponses({
-      400: 'Flattened validation error (a refill left without remaining included), or `Invalid API key permissions: ...`',
+      400: 'invalid_request: details.issues names every invalid field (a refill left without remaining included); or invalid_permissions (`Invalid API key permissions: ...`)',
       401: undefined,
       403: undefined,
       404: MESSAGES.activeKeyNotFound,
@@ -164,7 +164,7 @@ export const rollApiKey = defineRoute({
   responses: {
     201: { description: 'Rolled: the new key with its raw key (shown once), and the old key as it now stands', schema: RollApiKeyResponse },
     ...errorResponses({
-      400: 'Flattened validation error',
+      400: 'invalid_request: details.issues names every invalid field',
       401: undefined,
       403: undefined,
       404: MESSAGES.activeKeyNotFound,

@@ -79,7 +79,10 @@ export function buildOpenApiDocument(routes: RouteSpec<any, any>[], info: { vers
       license: { name: 'MIT', identifier: 'MIT' },
       description:
         'Issues, lists, updates, revokes, removes and verifies API keys of a user in an organization. ' +
-        'Every response carries `API-Version: 1`. Failures answer `{success:false, error}`.',
+        'Every response carries `API-Version: 1`. Failures answer `{success:false, error, code, details}`: `error` is a sentence, ' +
+        '`code` a symbolic code (invalid_request, invalid_permissions, bad_request, unauthorized, insufficient_role, not_found, conflict, ' +
+        'payload_too_large, unsupported_media_type, service_unavailable, internal_error, unknown_route, header_too_large), ' +
+        '`details` the facts (details.issues: every invalid field of an invalid_request).',
     },
     // Relative: the paths start where the document was fetched from, whatever address and port the
     // service was started on or is reached through.

@@ -2,12 +2,12 @@ import { ErrorEnvelope } from '../schemas.js';
 import type { ResponseSpec } from './route.js';
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
-  400: 'Invalid request: flattened validation error, invalid permissions, or malformed JSON',
-  401: 'Missing, malformed, badly signed or expired token, or one without exp',
-  403: 'Role too low',
-  404: 'Not found',
-  409: 'Conflict',
-  413: 'Request body over 64 KiB',
+  400: 'Invalid request: invalid_request (details.issues names every invalid field), invalid_permissions, or bad_request (malformed JSON)',
+  401: 'unauthorized: missing, malformed, badly signed or expired token, or one without exp',
+  403: 'insufficient_role: role too low',
+  404: 'not_found',
+  409: 'conflict',
+  413: 'payload_too_large: request body over 64 KiB',
 };
 
 /** Error responses in the shared envelope, with route-specific wording where given. */

@@ -31,7 +31,7 @@ export const verifyApiKey = defineRoute({
   hot: true,
   responses: {
     200: { description: 'valid:true with the key identity, or valid:false with a code', schema: VerifyApiKeyResponse },
-    ...errorResponses({ 400: 'Flattened validation error, or `Invalid API key permissions: ...`', 413: undefined }),
+    ...errorResponses({ 400: 'invalid_request (details.issues), or invalid_permissions (`Invalid API key permissions: ...`)', 413: undefined }),
   },
   async handler(ctx) {
     const outcome = await ctx.deps.service.verify(ctx.body.key, ctx.body.permissions);
