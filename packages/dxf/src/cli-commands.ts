@@ -9,6 +9,8 @@ import { isModelSpaceName, isPaperSpaceName, type DxfDocument } from './document
 import { DxfError } from './errors.js';
 import { extents } from './geometry/index.js';
 import { readDxf } from './reader/read.js';
+import { dwgFileVersion, readDwg } from './dwg/read-dwg.js';
+import { dwgRelease } from './dwg/detect.js';
 import { RELEASE_NAMES, type DxfVersion } from './types.js';
 import { saveDxf } from './writer/write.js';
 
@@ -61,8 +63,12 @@ class Progress {
   }
 }
 
-/** Reads a file, showing progress by bytes read when stderr is a terminal and the file is large. */
+/**
+ * Reads a file, showing progress by bytes read when stderr is a terminal and the file is large.
+ * DWG goes through a converter (no progress: the converter reads it whole).
+ */
 async function readWithProgress(path: string, io: CommandIO): Promise<DxfDocument> {
+  if (await dwgFileVersion(path)) return readDwg(path);
   const size = statSync(path).size;
   const progress = new Progress(io, 'reading', size > 8 * 1024 * 1024 ? size : 0);
   let read = 0;
@@ -92,6 +98,8 @@ interface Info {
   layouts: { name: string; entities: number }[];
   extents: { min: number[]; max: number[] } | null;
   extentsSource: 'geometry' | 'header' | 'none';
+  /** What the drawing was read from: `ascii`/`binary` DXF, or `dwg` with its version and the converter. */
+  source: DxfDocument['source'];
   diagnostics: { level: string; code: string; message: string; line?: number }[];
 }
 
@@ -139,6 +147,7 @@ export function documentInfo(doc: DxfDocument, file: string): Info {
     layouts,
     extents: ext,
     extentsSource,
+    source: doc.source,
     diagnostics: doc.diagnostics.map((d) => ({ ...d })),
   };
 }
@@ -151,6 +160,7 @@ function printInfo(info: Info, out: NodeJS.WritableStream): void {
   const lines = [
     `file:      ${info.file}`,
     `version:   ${info.version} (${info.release}), text ${info.encoding}`,
+    ...(info.source.format === 'dwg' ? [`read from: DWG ${info.source.dwgVersion} (${dwgRelease(info.source.dwgVersion)}) through ${info.source.reader}`] : info.source.format === 'binary' ? ['read from: binary DXF'] : []),
     `entities:  ${info.entities}`,
     ...Object.entries(info.countsByType).map(([t, n]) => `  ${t.padEnd(20)} ${n}`),
     `layers:    ${info.layers.length}${info.layers.length ? ' (' + info.layers.slice(0, 20).join(', ') + (info.layers.length > 20 ? ', ...' : '') + ')' : ''}`,

@@ -84,6 +84,12 @@ export class DxfDocument implements DocumentApi {
   /** Set on drawings converted down to R12: the writer drops every tag R12 has no code for. */
   strictR12 = false;
 
+  /**
+   * What the drawing was read from: ASCII or binary DXF (saving keeps the form unless told
+   * otherwise), or DWG through a converter (`dwg/read-dwg.ts`); 'new' for a drawing made here.
+   */
+  source: { format: 'ascii' | 'binary' | 'new' } | { format: 'dwg'; dwgVersion: string; reader: string } = { format: 'new' };
+
   private readonly index = new HandleIndex();
   /** Next handle to try; -1 until first needed (computing it walks every handle). */
   private seed = -1n;
@@ -100,6 +106,7 @@ export class DxfDocument implements DocumentApi {
     const out = new DxfDocument(version);
     out.encoding = this.encoding;
     out.codepageDeclared = this.codepageDeclared;
+    out.source = this.source;
     for (const [k, v] of this.header) out.header.set(k, v);
     out.classes = [...this.classes];
     for (const [k, t] of this.tables) out.tables.set(k, { name: t.name, head: t.head, entries: [...t.entries] });

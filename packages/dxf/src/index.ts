@@ -1,7 +1,7 @@
 // @linework/dxf: DXF bytes <-> document model.
 export * from './types.js';
 export type * from './document-api.js';
-export { DxfError } from './errors.js';
+export { DxfError, DwgError, type DwgErrorCode } from './errors.js';
 export { DxfDocument, entityTree, isModelSpaceName, isPaperSpaceName, isActivePaperSpaceName } from './document.js';
 export { registerDef, getDef, declaredTypes } from './defs/registry.js';
 export { dictEntries, type DictEntry } from './defs/objects.js';
@@ -16,3 +16,6 @@ export type { DxfInput } from './tags/source.js';
 export { infoCommand, convertCommand, documentInfo, INFO_USAGE, CONVERT_USAGE, type CommandIO } from './cli-commands.js';
 export * from './entities/index.js';
 export * from './geometry/index.js';
+export { readDrawing, readDwg, dwgFileVersion } from './dwg/read-dwg.js';
+export { findLibreDwg, LIBREDWG_PACKAGE } from './dwg/libredwg.js';
+export { findOdaFileConverter } from './dwg/odafc.js';

@@ -15,7 +15,7 @@ import {
   boundingBox as dxfBoundingBox, containsPoint as dxfContainsPoint, declaredAttrs as dxfDeclaredAttrs,
   entityGeometry, flatten as dxfFlatten, flattenPrim as dxfFlattenPrim,
   distanceToPoint as dxfDistanceToPoint, intersections as dxfIntersections, mirrorEntity, moveEntity,
-  newDocument as dxfNewDocument, readDxf as dxfReadDxf, rotateEntity, saveDxf as dxfSaveDxf, scaleEntity,
+  newDocument as dxfNewDocument, readDrawing as dxfReadDrawing, readDxf as dxfReadDxf, rotateEntity, saveDxf as dxfSaveDxf, scaleEntity,
   writeDxf as dxfWriteDxf, type DxfDocument,
 } from '@linework/dxf';
 
@@ -68,7 +68,8 @@ export const dxf: DxfFunctions = {
   newDocument: (v) => dxfNewDocument(v),
   // every record gets a handle, R12 drawings without $HANDLING included: the engine addresses,
   // indexes and edits entities by handle
-  readDxf: async (path) => dxfReadDxf(path, { assignHandles: true }),
+  // DWG goes through a converter into the same reader (packages/dxf/src/dwg)
+  readDxf: async (path) => dxfReadDrawing(path, { assignHandles: true }),
   readDxfBytes: async (bytes) => dxfReadDxf(bytes, { assignHandles: true }),
   writeDxf: (d) => dxfWriteDxf(d as DxfDocument),
   saveDxf: async (d, path, version) => {

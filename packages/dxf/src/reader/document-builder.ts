@@ -93,8 +93,9 @@ export class DocumentBuilder {
 
   constructor(private readonly opts: ReadOptions = {}) {}
 
-  attach(scanner: TagScanner): void {
+  attach(scanner: TagScanner, binary: boolean): void {
     this.scanner = scanner;
+    this.doc.source = { format: binary ? 'binary' : 'ascii' };
   }
 
   diagnostic(d: Diagnostic): void {

@@ -34,6 +34,11 @@ export async function readDocument(workspace: Workspace, named: string): Promise
   } catch (err) {
     if (err instanceof OpError) throw err;
     const e = err as NodeJS.ErrnoException;
+    // DWG: no converter installed, or the converter's own words about the file
+    if (e.name === 'DwgError') {
+      const code = e.code === 'dwg_reader_missing' ? 'dwg_reader_missing' : 'invalid_dwg';
+      throw new OpError(code, `cannot read ${quote(named)} as a DWG drawing: ${e.message}`, { path: named.slice(0, 200) });
+    }
     const why = e.name === 'DxfError' ? e.message : e.code ?? 'the file cannot be read';
     throw new OpError('invalid_dxf', `cannot read ${quote(named)} as a DXF drawing: ${why}`, { path: named.slice(0, 200) });
   }
@@ -56,7 +61,7 @@ export const documentOpen = defineOp({
   name: 'document_open',
   summary: 'Opens a drawing (`path`), or creates one from a `template` drawing, or a new untitled drawing when neither is given; it becomes active.',
   input: z.object({
-    path: z.string().min(1).optional().describe('DXF file to open'),
+    path: z.string().min(1).optional().describe('DXF or DWG file to open (DWG through a converter: docs/files.md)'),
     template: z.string().min(1).optional().describe('DXF file to start an untitled drawing from, or a DXF version (R12 ... R2018) for an empty one'),
     version: z.string().optional().describe('DXF version of a new drawing (default R2018)'),
   }),
@@ -78,7 +83,7 @@ export const documentOpen = defineOp({
       return out;
     },
   }],
-  errors: ['file_not_found', 'invalid_dxf', 'invalid_version', 'path_outside_root', 'not_a_file', 'invalid_path', 'io_timeout'],
+  errors: ['file_not_found', 'invalid_dxf', 'invalid_dwg', 'dwg_reader_missing', 'invalid_version', 'path_outside_root', 'not_a_file', 'invalid_path', 'io_timeout'],
   handler: async (ctx, input) => {
     const engine = ctx.engine;
     if (input.template) {
@@ -161,6 +166,8 @@ export const save = defineOp({
     const s = ctx.store!;
     const named = input.path ?? s.path;
     if (!named) throw new OpError('path_required', `document ${s.id} (${s.name}) is untitled; give a path`);
+    // a drawing opened from DWG keeps the DWG's path: saving there would put DXF in a .dwg file
+    if (/\.dwg$/i.test(named)) throw new OpError('save_failed', `cannot save ${quote(named)}: DWG is read, not written; save to a path ending in .dxf`, { path: named.slice(0, 200) });
     const target = await ctx.engine.workspace.forWrite(named, 'drawing');
     const version = input.version ? parseVersion(input.version) : s.doc.version;
     let report: Awaited<ReturnType<typeof dxf.saveDxf>>;
