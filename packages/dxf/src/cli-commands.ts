@@ -12,7 +12,7 @@ import { readDxf } from './reader/read.js';
 import { dwgFileVersion, readDwg } from './dwg/read-dwg.js';
 import { dwgRelease } from './dwg/detect.js';
 import { RELEASE_NAMES, type DxfVersion } from './types.js';
-import { saveDxf } from './writer/write.js';
+import { saveDxf, writesBinary } from './writer/write.js';
 
 export interface CommandIO {
   stdout: NodeJS.WritableStream;
@@ -176,7 +176,7 @@ function printInfo(info: Info, out: NodeJS.WritableStream): void {
 }
 
 const INFO_USAGE = 'usage: linework info FILE [--json]\n';
-const CONVERT_USAGE = 'usage: linework convert IN OUT [--version R12|R2000|R2004|R2007|R2010|R2013|R2018|AC10xx] [--recover]\n';
+const CONVERT_USAGE = 'usage: linework convert IN OUT [--version R12|R2000|R2004|R2007|R2010|R2013|R2018|AC10xx] [--binary | --ascii] [--recover]\n';
 
 export async function infoCommand(args: string[], io: CommandIO): Promise<number> {
   const json = args.includes('--json');
@@ -203,9 +203,18 @@ export async function convertCommand(args: string[], io: CommandIO): Promise<num
   const positional: string[] = [];
   let version: string | undefined;
   let recover = false;
+  // binary DXF in stays binary out unless --ascii; --binary writes binary from any input
+  let binary: boolean | undefined;
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     if (a === '--recover') recover = true;
+    else if (a === '--binary' || a === '--ascii') {
+      if (binary !== undefined && binary !== (a === '--binary')) {
+        io.stderr.write(`linework convert: --binary and --ascii exclude each other\n${CONVERT_USAGE}`);
+        return 2;
+      }
+      binary = a === '--binary';
+    }
     else if (a === '--version') {
       version = args[++i];
       if (version === undefined) {
@@ -240,6 +249,7 @@ export async function convertCommand(args: string[], io: CommandIO): Promise<num
     const estimate = Math.max(1, statSync(input).size);
     const result = await saveDxf(doc, output, {
       ...(target ? { version: target } : {}),
+      ...(binary !== undefined ? { binary } : {}),
       onProgress: (bytes) => progress.update(Math.min(0.99, bytes / estimate)),
     });
     progress.end();
@@ -251,7 +261,8 @@ export async function convertCommand(args: string[], io: CommandIO): Promise<num
     for (const [kind, n] of Object.entries(result.converted)) io.stderr.write(`converted: ${n} x ${kind}\n`);
     for (const [kind, n] of Object.entries(result.dropped)) io.stderr.write(`dropped: ${n} ${kind} (${releaseOf(to)} has no place for ${n === 1 ? 'it' : 'them'})\n`);
     const seconds = ((Date.now() - started) / 1000).toFixed(2);
-    io.stderr.write(`converted ${input} (${releaseOf(doc.version)}) -> ${output} (${releaseOf(to)}): ${entities} entities, ${result.bytes} bytes in ${seconds} s\n`);
+    const form = writesBinary(doc, binary !== undefined ? { binary } : {}) ? ', binary' : '';
+    io.stderr.write(`converted ${input} (${releaseOf(doc.version)}) -> ${output} (${releaseOf(to)}${form}): ${entities} entities, ${result.bytes} bytes in ${seconds} s\n`);
     return 0;
   } catch (e) {
     io.stderr.write(`linework convert: ${message(e)}\n`);

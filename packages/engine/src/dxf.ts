@@ -49,7 +49,8 @@ export interface DxfFunctions {
   /** The same from bytes (a drawing held in memory). */
   readDxfBytes(bytes: Uint8Array): Promise<DocumentApi>;
   writeDxf(doc: DocumentApi): Uint8Array;
-  saveDxf(doc: DocumentApi, path: string, version?: string): Promise<SaveReport>;
+  /** `binary` undefined: the form the drawing was read in. */
+  saveDxf(doc: DocumentApi, path: string, version?: string, binary?: boolean): Promise<SaveReport>;
   boundingBox(e: Entity, doc: DocumentApi): Box3 | null;
   /** Applies a transform in place; returns a replacement when the type changes (circle -> ellipse). */
   transform(e: Entity, t: Transform2D, doc: DocumentApi): Entity | void;
@@ -72,8 +73,8 @@ export const dxf: DxfFunctions = {
   readDxf: async (path) => dxfReadDrawing(path, { assignHandles: true }),
   readDxfBytes: async (bytes) => dxfReadDxf(bytes, { assignHandles: true }),
   writeDxf: (d) => dxfWriteDxf(d as DxfDocument),
-  saveDxf: async (d, path, version) => {
-    const r = await dxfSaveDxf(d as DxfDocument, path, version ? { version } : {});
+  saveDxf: async (d, path, version, binary) => {
+    const r = await dxfSaveDxf(d as DxfDocument, path, { ...(version ? { version } : {}), ...(binary !== undefined ? { binary } : {}) });
     return { converted: r.converted, dropped: r.dropped, diagnostics: r.diagnostics };
   },
   boundingBox: (e, d) => dxfBoundingBox(e, d),

@@ -6,6 +6,7 @@ import { codecFor, isKnownCodepage, isUnicodeVersion, undeclaredCodec } from '..
 import type { DxfVersion } from '../types.js';
 import { writeDocument } from './document-writer.js';
 import { TagWriter } from './tag-writer.js';
+import { BinaryTagWriter } from './binary-tag-writer.js';
 import { writeAll, writeFileAtomicSync } from './atomic-file.js';
 
 export interface WriteOptions {
@@ -13,6 +14,8 @@ export interface WriteOptions {
   version?: DxfVersion | string;
   /** Called with the bytes written so far (for progress bars). */
   onProgress?: (bytes: number) => void;
+  /** Binary DXF instead of ASCII; default: the form the drawing was read in (ASCII for a new one). */
+  binary?: boolean;
 }
 
 export interface WriteResult {
@@ -31,12 +34,17 @@ function prepare(doc: DxfDocument, opts: WriteOptions): ConvertResult {
   return convert(doc, target);
 }
 
-function makeWriter(doc: DxfDocument, emit: (chunk: Buffer) => void): TagWriter {
+/** Whether the drawing is written as binary DXF: as asked, else as it was read. */
+export function writesBinary(doc: DxfDocument, opts: WriteOptions): boolean {
+  return opts.binary ?? doc.source.format === 'binary';
+}
+
+function makeWriter(doc: DxfDocument, emit: (chunk: Buffer) => void, binary: boolean): TagWriter | BinaryTagWriter {
   const utf8 = isUnicodeVersion(doc.version);
-  if (utf8) return new TagWriter(emit, null);
   // text of an unknown or unnamed code page was read as cp1252: it goes back byte for byte
   const known = doc.codepageDeclared && isKnownCodepage(doc.encoding);
-  return new TagWriter(emit, (known ? codecFor(doc.encoding, false) : undeclaredCodec()).encode);
+  const encoder = utf8 ? null : (known ? codecFor(doc.encoding, false) : undeclaredCodec()).encode;
+  return binary ? new BinaryTagWriter(emit, encoder, doc.version <= 'AC1009') : new TagWriter(emit, encoder);
 }
 
 /** Streams the document's DXF text to `emit` in chunks; returns what a conversion reported. */
@@ -45,13 +53,13 @@ export function writeDxfChunks(doc: DxfDocument, emit: (chunk: Buffer) => void, 
   const writer = makeWriter(prepared.doc, (chunk) => {
     emit(chunk);
     opts.onProgress?.(writer.bytes);
-  });
+  }, writesBinary(doc, opts));
   writeDocument(prepared.doc, writer);
   writer.flush();
   return { diagnostics: prepared.diagnostics, dropped: prepared.dropped, converted: prepared.converted, bytes: writer.bytes };
 }
 
-/** The document as ASCII DXF bytes (in its own version unless `opts.version` says otherwise). */
+/** The document as DXF bytes (in its own version and form unless `opts` says otherwise). */
 export function writeDxf(doc: DxfDocument, opts: WriteOptions = {}): Buffer {
   return writeDxfWithResult(doc, opts).buffer;
 }

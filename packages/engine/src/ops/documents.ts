@@ -151,10 +151,11 @@ export const documentClose = defineOp({
 
 export const save = defineOp({
   name: 'save',
-  summary: 'Saves the document (atomically) to its path or to `path`, optionally in another DXF `version`; the result says what a conversion made of what (converted) and left out (dropped).',
+  summary: 'Saves the document (atomically) to its path or to `path`, optionally in another DXF `version` or as binary DXF (`binary`); the result says what a conversion made of what (converted) and left out (dropped).',
   input: z.object({
     path: z.string().min(1).optional().describe('file to write (default: the document\'s path)'),
     version: z.string().optional().describe('R12 ... R2018 or AC1009 ... AC1032 (default: the document\'s)'),
+    binary: z.boolean().optional().describe('binary DXF (true) or ASCII (false); default: the form the drawing was read in'),
   }),
   mutates: false,
   effect: 'write_files',
@@ -173,7 +174,7 @@ export const save = defineOp({
     let report: Awaited<ReturnType<typeof dxf.saveDxf>>;
     try {
       // Another version writes a converted copy; the open drawing keeps its own version.
-      report = await dxf.saveDxf(s.doc, target, version !== s.doc.version ? version : undefined);
+      report = await dxf.saveDxf(s.doc, target, version !== s.doc.version ? version : undefined, input.binary);
     } catch (err) {
       if (err instanceof OpError) throw err;
       const e = err as NodeJS.ErrnoException;
