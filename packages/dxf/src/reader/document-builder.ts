@@ -3,7 +3,8 @@
 // need (missing ENDBLK/SEQEND/EOF, duplicate or empty handles), reporting each repair.
 import { decodeRecord } from '../codec/decode.js';
 import { mapDocumentRefs } from '../codec/handles.js';
-import { compiledDef } from '../codec/compiled-def.js';
+import { compiledDef, type RecordContext } from '../codec/compiled-def.js';
+import { repairInvalidNumbers } from './invalid-numbers.js';
 import type { Block, Diagnostic, DxfClass, DxfObject, RawSection, Table, TableEntry, TableName } from '../document-api.js';
 import {
   DxfDocument,
@@ -38,6 +39,11 @@ function isHex(h: string): boolean {
 }
 
 type Section = 'HEADER' | 'CLASSES' | 'TABLES' | 'BLOCKS' | 'ENTITIES' | 'OBJECTS' | 'RAW';
+
+/** Whose declarations give the defaults of a section's records (repairInvalidNumbers). */
+const CONTEXT_OF: Record<Section, RecordContext | null> = {
+  HEADER: null, CLASSES: null, RAW: null, TABLES: 'tableEntry', BLOCKS: 'entity', ENTITIES: 'entity', OBJECTS: 'object',
+};
 
 // kinds of the record read last (DocumentBuilder.lastKind)
 const LAST_NONE = 0;
@@ -114,6 +120,7 @@ export class DocumentBuilder {
     }
     const type = r.str(0);
     this.lastKind = LAST_NONE;
+    if (r.n > 1) repairInvalidNumbers(r, type === 'SECTION' ? null : CONTEXT_OF[this.section ?? 'RAW'], (d) => this.diagnostic(d));
     if (type === 'SECTION') return this.openSection(r);
     if (type === 'ENDSEC') {
       if (r.n > 1) this.strayTags(r, 1);

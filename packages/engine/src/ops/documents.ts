@@ -30,6 +30,13 @@ export async function readDocument(workspace: Workspace, named: string): Promise
   const { size } = await stat(path);
   try {
     const doc = await deadline(dxf.readDxf(path), `reading ${quote(named)}`, 30_000 + size / 2_000);
+    // a value that is not a number where one must be: damaged input, refused as the CLI refuses it
+    // (an opened drawing would be saved with the reader's stand-in values, and nothing said so)
+    const invalid = doc.diagnostics.filter((d) => d.code === 'invalid-number');
+    if (invalid.length) {
+      const first = invalid[0]!;
+      throw new OpError('invalid_dxf', `cannot read ${quote(named)} as a DXF drawing: it is damaged: ${first.line ? `line ${first.line}: ` : ''}${first.message}${invalid.length > 1 ? ` (and ${invalid.length - 1} more)` : ''}; \`linework convert --recover\` writes a repaired copy`, { path: named.slice(0, 200) });
+    }
     return { doc, path };
   } catch (err) {
     if (err instanceof OpError) throw err;
