@@ -120,6 +120,7 @@ export class DocumentBuilder {
     }
     const type = r.str(0);
     this.lastKind = LAST_NONE;
+    if (r.n > 1 && r.codes[1] === 5) this.noteHandleCase(r.str(1));
     if (r.n > 1) repairInvalidNumbers(r, type === 'SECTION' ? null : CONTEXT_OF[this.section ?? 'RAW'], (d) => this.diagnostic(d));
     if (type === 'SECTION') return this.openSection(r);
     if (type === 'ENDSEC') {
@@ -294,6 +295,8 @@ export class DocumentBuilder {
       doc.version = version;
       if (!known) {
         this.diagnostic({ level: 'info', code: 'version', message: `$ACADVER ${acadver} read as ${version}` });
+        const text = acadver.trim();
+        if (text !== '') doc.acadverAsRead = { text, version };
       }
     } else {
       doc.version = 'AC1009';
@@ -608,6 +611,21 @@ export class DocumentBuilder {
   }
 
   // ---- the end ----------------------------------------------------------------------------------
+
+  /**
+   * Handles are upper-case hex in the model; one a file spells otherwise (Inkscape writes its
+   * entities' in lower case) is noted, so the writer spells it, and every reference to it, so again.
+   */
+  private noteHandleCase(h: string): void {
+    for (let k = 0; k < h.length; k++) {
+      const c = h.charCodeAt(k);
+      if (c >= 97 && c <= 102) {
+        const spelled = h.trim();
+        this.doc.handleSpelling.set(spelled.toUpperCase(), spelled);
+        return;
+      }
+    }
+  }
 
   finish(): DxfDocument {
     const doc = this.doc;

@@ -3,7 +3,7 @@ import type { Diagnostic } from '../document-api.js';
 import type { DxfDocument } from '../document.js';
 import { convert, resolveVersion, type ConvertResult } from '../convert/convert.js';
 import { codecFor, isKnownCodepage, isUnicodeVersion, undeclaredCodec } from '../tags/encoding.js';
-import type { DxfVersion } from '../types.js';
+import type { DxfVersion, TagSink } from '../types.js';
 import { writeDocument } from './document-writer.js';
 import { TagWriter } from './tag-writer.js';
 import { BinaryTagWriter } from './binary-tag-writer.js';
@@ -34,6 +34,19 @@ function prepare(doc: DxfDocument, opts: WriteOptions): ConvertResult {
   return convert(doc, target);
 }
 
+/** Handle and pointer codes: 5, 105, 320-369, 390-399, 480-481, xdata 1005. */
+function isHandleCode(code: number): boolean {
+  return code === 5 || code === 105 || (code >= 320 && code <= 369) || (code >= 390 && code <= 399) || code === 480 || code === 481 || code === 1005;
+}
+
+/** A sink writing handles as the file spelled them (lower case), references included. */
+function spelledHandles(sink: TagSink, spelling: Map<string, string>): TagSink {
+  return {
+    tag: (code, value) => sink.tag(code, typeof value === 'string' && isHandleCode(code) ? spelling.get(value) ?? value : value),
+    point: (code, p) => sink.point(code, p),
+  };
+}
+
 /** Whether the drawing is written as binary DXF: as asked, else as it was read. */
 export function writesBinary(doc: DxfDocument, opts: WriteOptions): boolean {
   return opts.binary ?? doc.source.format === 'binary';
@@ -54,7 +67,8 @@ export function writeDxfChunks(doc: DxfDocument, emit: (chunk: Buffer) => void, 
     emit(chunk);
     opts.onProgress?.(writer.bytes);
   }, writesBinary(doc, opts));
-  writeDocument(prepared.doc, writer);
+  const spelling = prepared.doc.handleSpelling;
+  writeDocument(prepared.doc, spelling.size > 0 ? spelledHandles(writer, spelling) : writer);
   writer.flush();
   return { diagnostics: prepared.diagnostics, dropped: prepared.dropped, converted: prepared.converted, bytes: writer.bytes };
 }
