@@ -113,6 +113,7 @@ function measureFile(file: string, label: string, entitiesHint?: number): void {
   const out = join(tmp, 'out.dxf');
   add('linework', 'read', run(node, [worker, 'read', file]));
   add('linework', 'write', run(node, [worker, 'write', file, out]));
+  add('linework', 'write binary', run(node, [worker, 'write-binary', file, out]));
   if (!peers) return;
   add('ezdxf', 'read', run(python, ['-c', EZDXF, 'read', file]));
   add('ezdxf', 'write', run(python, ['-c', EZDXF, 'write', file, out]));
@@ -155,7 +156,7 @@ for (const r of rows) {
 }
 
 // speed-ups against the peers, per file
-console.log('\n| file | read vs ezdxf | write vs ezdxf | read vs dxf-parser |\n|---|---|---|---|');
+console.log('\n| file | read vs ezdxf | write vs ezdxf | read vs dxf-parser | binary write vs ASCII write |\n|---|---|---|---|---|');
 const files = [...new Set(rows.map((r) => r.file))];
 for (const f of files) {
   const get = (tool: string, op: string): Measure | undefined => {
@@ -163,5 +164,5 @@ for (const f of files) {
     return m && !('error' in m) ? m : undefined;
   };
   const ratio = (a?: Measure, b?: Measure): string => (a && b ? `${(b.seconds / a.seconds).toFixed(1)}x` : '-');
-  console.log(`| ${f} | ${ratio(get('linework', 'read'), get('ezdxf', 'read'))} | ${ratio(get('linework', 'write'), get('ezdxf', 'write'))} | ${ratio(get('linework', 'read'), get('dxf-parser', 'read'))} |`);
+  console.log(`| ${f} | ${ratio(get('linework', 'read'), get('ezdxf', 'read'))} | ${ratio(get('linework', 'write'), get('ezdxf', 'write'))} | ${ratio(get('linework', 'read'), get('dxf-parser', 'read'))} | ${ratio(get('linework', 'write binary'), get('linework', 'write'))} |`);
 }

@@ -1,6 +1,7 @@
 // One measurement in a fresh process, so peak memory is that of the measured step alone:
 //   read FILE            -> Linework reads the file
-//   write FILE OUT       -> Linework reads, then writes (write time measured)
+//   write FILE OUT       -> Linework reads, then writes ASCII DXF (write time measured)
+//   write-binary FILE OUT -> the same, writing binary DXF
 //   generate N OUT       -> Linework builds a drawing of N mixed entities and saves it
 // Prints one JSON line: { seconds, entities, maxRss } (maxRss in bytes).
 // Plain JavaScript on the built package (packages/dxf/dist) under plain node: what ships is what
@@ -63,10 +64,10 @@ async function main() {
     const doc = await readDxf(a);
     const seconds = (performance.now() - t0) / 1000;
     console.log(JSON.stringify({ seconds, entities: countEntities(doc), maxRss: maxRss() }));
-  } else if (cmd === 'write') {
+  } else if (cmd === 'write' || cmd === 'write-binary') {
     const doc = await readDxf(a);
     const t0 = performance.now();
-    await saveDxf(doc, b);
+    await saveDxf(doc, b, { binary: cmd === 'write-binary' });
     const seconds = (performance.now() - t0) / 1000;
     console.log(JSON.stringify({ seconds, entities: countEntities(doc), maxRss: maxRss() }));
   } else if (cmd === 'generate') {

@@ -9,8 +9,10 @@ import { isModelSpaceName, isPaperSpaceName, type DxfDocument } from './document
 import { DxfError } from './errors.js';
 import { extents } from './geometry/index.js';
 import { readDxf } from './reader/read.js';
+import { dwgFileVersion, readDwg } from './dwg/read-dwg.js';
+import { dwgRelease } from './dwg/detect.js';
 import { RELEASE_NAMES, type DxfVersion } from './types.js';
-import { saveDxf } from './writer/write.js';
+import { saveDxf, writesBinary } from './writer/write.js';
 
 export interface CommandIO {
   stdout: NodeJS.WritableStream;
@@ -61,8 +63,12 @@ class Progress {
   }
 }
 
-/** Reads a file, showing progress by bytes read when stderr is a terminal and the file is large. */
+/**
+ * Reads a file, showing progress by bytes read when stderr is a terminal and the file is large.
+ * DWG goes through a converter (no progress: the converter reads it whole).
+ */
 async function readWithProgress(path: string, io: CommandIO): Promise<DxfDocument> {
+  if (await dwgFileVersion(path)) return readDwg(path);
   const size = statSync(path).size;
   const progress = new Progress(io, 'reading', size > 8 * 1024 * 1024 ? size : 0);
   let read = 0;
@@ -92,6 +98,8 @@ interface Info {
   layouts: { name: string; entities: number }[];
   extents: { min: number[]; max: number[] } | null;
   extentsSource: 'geometry' | 'header' | 'none';
+  /** What the drawing was read from: `ascii`/`binary` DXF, or `dwg` with its version and the converter. */
+  source: DxfDocument['source'];
   diagnostics: { level: string; code: string; message: string; line?: number }[];
 }
 
@@ -139,6 +147,7 @@ export function documentInfo(doc: DxfDocument, file: string): Info {
     layouts,
     extents: ext,
     extentsSource,
+    source: doc.source,
     diagnostics: doc.diagnostics.map((d) => ({ ...d })),
   };
 }
@@ -151,6 +160,7 @@ function printInfo(info: Info, out: NodeJS.WritableStream): void {
   const lines = [
     `file:      ${info.file}`,
     `version:   ${info.version} (${info.release}), text ${info.encoding}`,
+    ...(info.source.format === 'dwg' ? [`read from: DWG ${info.source.dwgVersion} (${dwgRelease(info.source.dwgVersion)}) through ${info.source.reader}`] : info.source.format === 'binary' ? ['read from: binary DXF'] : []),
     `entities:  ${info.entities}`,
     ...Object.entries(info.countsByType).map(([t, n]) => `  ${t.padEnd(20)} ${n}`),
     `layers:    ${info.layers.length}${info.layers.length ? ' (' + info.layers.slice(0, 20).join(', ') + (info.layers.length > 20 ? ', ...' : '') + ')' : ''}`,
@@ -166,7 +176,7 @@ function printInfo(info: Info, out: NodeJS.WritableStream): void {
 }
 
 const INFO_USAGE = 'usage: linework info FILE [--json]\n';
-const CONVERT_USAGE = 'usage: linework convert IN OUT [--version R12|R2000|R2004|R2007|R2010|R2013|R2018|AC10xx] [--recover]\n';
+const CONVERT_USAGE = 'usage: linework convert IN OUT [--version R12|R2000|R2004|R2007|R2010|R2013|R2018|AC10xx] [--binary | --ascii] [--recover]\n';
 
 export async function infoCommand(args: string[], io: CommandIO): Promise<number> {
   const json = args.includes('--json');
@@ -193,9 +203,18 @@ export async function convertCommand(args: string[], io: CommandIO): Promise<num
   const positional: string[] = [];
   let version: string | undefined;
   let recover = false;
+  // binary DXF in stays binary out unless --ascii; --binary writes binary from any input
+  let binary: boolean | undefined;
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     if (a === '--recover') recover = true;
+    else if (a === '--binary' || a === '--ascii') {
+      if (binary !== undefined && binary !== (a === '--binary')) {
+        io.stderr.write(`linework convert: --binary and --ascii exclude each other\n${CONVERT_USAGE}`);
+        return 2;
+      }
+      binary = a === '--binary';
+    }
     else if (a === '--version') {
       version = args[++i];
       if (version === undefined) {
@@ -230,6 +249,7 @@ export async function convertCommand(args: string[], io: CommandIO): Promise<num
     const estimate = Math.max(1, statSync(input).size);
     const result = await saveDxf(doc, output, {
       ...(target ? { version: target } : {}),
+      ...(binary !== undefined ? { binary } : {}),
       onProgress: (bytes) => progress.update(Math.min(0.99, bytes / estimate)),
     });
     progress.end();
@@ -241,7 +261,8 @@ export async function convertCommand(args: string[], io: CommandIO): Promise<num
     for (const [kind, n] of Object.entries(result.converted)) io.stderr.write(`converted: ${n} x ${kind}\n`);
     for (const [kind, n] of Object.entries(result.dropped)) io.stderr.write(`dropped: ${n} ${kind} (${releaseOf(to)} has no place for ${n === 1 ? 'it' : 'them'})\n`);
     const seconds = ((Date.now() - started) / 1000).toFixed(2);
-    io.stderr.write(`converted ${input} (${releaseOf(doc.version)}) -> ${output} (${releaseOf(to)}): ${entities} entities, ${result.bytes} bytes in ${seconds} s\n`);
+    const form = writesBinary(doc, binary !== undefined ? { binary } : {}) ? ', binary' : '';
+    io.stderr.write(`converted ${input} (${releaseOf(doc.version)}) -> ${output} (${releaseOf(to)}${form}): ${entities} entities, ${result.bytes} bytes in ${seconds} s\n`);
     return 0;
   } catch (e) {
     io.stderr.write(`linework convert: ${message(e)}\n`);

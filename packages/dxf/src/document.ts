@@ -84,6 +84,21 @@ export class DxfDocument implements DocumentApi {
   /** Set on drawings converted down to R12: the writer drops every tag R12 has no code for. */
   strictR12 = false;
 
+  /**
+   * A $ACADVER this library reads as another version (`AC2.10` read as AC1009): written back as it
+   * was while the drawing stays in the version it was read as, so a round trip keeps it.
+   */
+  acadverAsRead: { text: string; version: DxfVersion } | null = null;
+
+  /** Handles the file spelled in lower case (upper-case handle -> as spelled): written so again. */
+  handleSpelling = new Map<string, string>();
+
+  /**
+   * What the drawing was read from: ASCII or binary DXF (saving keeps the form unless told
+   * otherwise), or DWG through a converter (`dwg/read-dwg.ts`); 'new' for a drawing made here.
+   */
+  source: { format: 'ascii' | 'binary' | 'new' } | { format: 'dwg'; dwgVersion: string; reader: string } = { format: 'new' };
+
   private readonly index = new HandleIndex();
   /** Next handle to try; -1 until first needed (computing it walks every handle). */
   private seed = -1n;
@@ -100,6 +115,8 @@ export class DxfDocument implements DocumentApi {
     const out = new DxfDocument(version);
     out.encoding = this.encoding;
     out.codepageDeclared = this.codepageDeclared;
+    out.source = this.source;
+    out.handleSpelling = this.handleSpelling;
     for (const [k, v] of this.header) out.header.set(k, v);
     out.classes = [...this.classes];
     for (const [k, t] of this.tables) out.tables.set(k, { name: t.name, head: t.head, entries: [...t.entries] });

@@ -11,3 +11,21 @@ export class DxfError extends Error {
     this.line = line;
   }
 }
+
+/** Why a DWG drawing could not be read. */
+export type DwgErrorCode =
+  /** Neither libredwg-web nor the ODA File Converter is installed. */
+  | 'dwg_reader_missing'
+  /** The reader ran and could not read the file (its message is in the error's). */
+  | 'invalid_dwg';
+
+/** A DWG drawing that could not be read: the message names the reader and what it said. */
+export class DwgError extends DxfError {
+  constructor(
+    readonly code: DwgErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'DwgError';
+  }
+}

@@ -1,12 +1,12 @@
 // @linework/dxf: DXF bytes <-> document model.
 export * from './types.js';
 export type * from './document-api.js';
-export { DxfError } from './errors.js';
+export { DxfError, DwgError, type DwgErrorCode } from './errors.js';
 export { DxfDocument, entityTree, isModelSpaceName, isPaperSpaceName, isActivePaperSpaceName } from './document.js';
 export { registerDef, getDef, declaredTypes } from './defs/registry.js';
 export { dictEntries, type DictEntry } from './defs/objects.js';
 export { readDxf, readDxfSync, type ReadOptions } from './reader/read.js';
-export { writeDxf, writeDxfWithResult, writeDxfChunks, saveDxf, saveDxfSync, type WriteOptions, type WriteResult } from './writer/write.js';
+export { writeDxf, writeDxfWithResult, writeDxfChunks, saveDxf, saveDxfSync, writesBinary, type WriteOptions, type WriteResult } from './writer/write.js';
 export { writeFileAtomicSync, writeAll, removeStaleTempFiles } from './writer/atomic-file.js';
 export { ACI_RGB, nearestAci } from './convert/colors.js';
 export { convert, resolveVersion, type ConvertResult } from './convert/convert.js';
@@ -18,3 +18,6 @@ export type { DxfInput } from './tags/source.js';
 export { infoCommand, convertCommand, documentInfo, INFO_USAGE, CONVERT_USAGE, type CommandIO } from './cli-commands.js';
 export * from './entities/index.js';
 export * from './geometry/index.js';
+export { readDrawing, readDwg, dwgFileVersion } from './dwg/read-dwg.js';
+export { findLibreDwg, LIBREDWG_PACKAGE } from './dwg/libredwg.js';
+export { findOdaFileConverter } from './dwg/odafc.js';

@@ -17,7 +17,7 @@ import {
   boundingBox as dxfBoundingBox, containsPoint as dxfContainsPoint, declaredAttrs as dxfDeclaredAttrs,
   entityGeometry, flatten as dxfFlatten, flattenPrim as dxfFlattenPrim,
   distanceToPoint as dxfDistanceToPoint, intersections as dxfIntersections, mirrorEntity, moveEntity,
-  convert as dxfConvert, newDocument as dxfNewDocument, readDxf as dxfReadDxf, rotateEntity, saveDxf as dxfSaveDxf, scaleEntity,
+  convert as dxfConvert, newDocument as dxfNewDocument, readDrawing as dxfReadDrawing, readDxf as dxfReadDxf, rotateEntity, saveDxf as dxfSaveDxf, scaleEntity,
   writeDxf as dxfWriteDxf, type DxfDocument,
 } from '@linework/dxf';
 
@@ -51,7 +51,8 @@ export interface DxfFunctions {
   /** The same from bytes (a drawing held in memory). */
   readDxfBytes(bytes: Uint8Array): Promise<DocumentApi>;
   writeDxf(doc: DocumentApi): Uint8Array;
-  saveDxf(doc: DocumentApi, path: string, version?: string): Promise<SaveReport>;
+  /** `binary` undefined: the form the drawing was read in. */
+  saveDxf(doc: DocumentApi, path: string, version?: string, binary?: boolean): Promise<SaveReport>;
   /** A converted copy of a drawing (what saving in `version` writes), with what became what. */
   convert(doc: DocumentApi, version: DxfVersion): SaveReport & { doc: DocumentApi };
   boundingBox(e: Entity, doc: DocumentApi): Box3 | null;
@@ -71,12 +72,13 @@ export interface DxfFunctions {
 export const dxf: DxfFunctions = {
   newDocument: (v) => dxfNewDocument(v),
   // every record gets a handle, R12 drawings without $HANDLING included: the engine addresses,
-  // indexes and edits entities by handle; layer 0 and the other standard symbols always exist
-  readDxf: async (path) => dxfReadDxf(path, { assignHandles: true, standardSymbols: true }),
+  // indexes and edits entities by handle; layer 0 and the other standard symbols always exist;
+  // DWG goes through a converter into the same reader (packages/dxf/src/dwg)
+  readDxf: async (path) => dxfReadDrawing(path, { assignHandles: true, standardSymbols: true }),
   readDxfBytes: async (bytes) => dxfReadDxf(bytes, { assignHandles: true, standardSymbols: true }),
   writeDxf: (d) => dxfWriteDxf(d as DxfDocument),
-  saveDxf: async (d, path, version) => {
-    const r = await dxfSaveDxf(d as DxfDocument, path, version ? { version } : {});
+  saveDxf: async (d, path, version, binary) => {
+    const r = await dxfSaveDxf(d as DxfDocument, path, { ...(version ? { version } : {}), ...(binary !== undefined ? { binary } : {}) });
     return { converted: r.converted, dropped: r.dropped, diagnostics: r.diagnostics };
   },
   convert: (d, version) => {

@@ -34,6 +34,8 @@ export const ERROR_CODES: Record<string, string> = {
   invalid_image: 'embed_image: the file is not a PNG or JPEG image with a pixel size',
   io_error: 'plot / wblock: the output file could not be written',
   invalid_dxf: 'open: the file is not a readable DXF drawing',
+  invalid_dwg: 'open: the DWG converter cannot read the file (the message names the converter and what it said)',
+  dwg_reader_missing: 'open: a DWG file, and neither LibreDWG (@mlightcad/libredwg-web) nor the ODA File Converter is installed',
   save_failed: 'save: the file could not be written',
   path_required: 'save: an untitled drawing needs a path',
   invalid_version: 'save / new: not a DXF version (R12, R2000 ... R2018 or AC1009 ...)',

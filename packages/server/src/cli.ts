@@ -15,8 +15,8 @@ export const USAGE = `Usage:
                                           (default: the current folder; relative paths start at the first)
     [--keys-url URL]                      with --http/--tcp: accept API keys of this key service too, each
                                           organization in its own session and folder of the workspace
-  linework info FILE... [--json]          describe DXF files
-  linework convert IN OUT [--version R2018] [--recover]   rewrite a DXF file (OUT must be .dxf)
+  linework info FILE... [--json]          describe DXF and DWG files (DWG: docs/files.md)
+  linework convert IN OUT [--version R2018] [--recover]   rewrite a DXF or DWG file as DXF (OUT must be .dxf)
   linework plot FILE OUT.pdf|svg|png [--layout NAME | --all] [--paper A3] [--dpi N] [--fit]
   linework audit FILE [--fix OUT.dxf]     check a drawing (exit 1 when it has errors)
   linework convert|plot|info|audit FILE... --out-dir DIR [--jobs N] [--quiet] [--json]

@@ -186,7 +186,7 @@ describe('several files per run', () => {
   it('refuses before any work: an output the tool cannot write, two inputs writing one output, an input overwritten', async () => {
     const dwg = await linework(['convert', 'in/r12_ascii.dxf', 'a0h.dwg']);
     expect(dwg.code).toBe(2);
-    expect(dwg.stderr).toBe('linework convert: cannot write a0h.dwg: convert writes DXF only; name the output .dxf (DWG is not supported)\n');
+    expect(dwg.stderr).toBe('linework convert: cannot write a0h.dwg: convert writes DXF only; name the output .dxf (DWG is read, not written: see docs/files.md)\n');
     expect(existsSync(join(dir, 'a0h.dwg'))).toBe(false);
     expect((await linework(['plot', 'in/r12_ascii.dxf', 'a0h.dwg'])).code).toBe(2);
     mkdirSync(join(dir, 'twin'), { recursive: true });

@@ -3,7 +3,8 @@
 // need (missing ENDBLK/SEQEND/EOF, duplicate or empty handles), reporting each repair.
 import { decodeRecord } from '../codec/decode.js';
 import { mapDocumentRefs } from '../codec/handles.js';
-import { compiledDef } from '../codec/compiled-def.js';
+import { compiledDef, type RecordContext } from '../codec/compiled-def.js';
+import { repairInvalidNumbers } from './invalid-numbers.js';
 import type { Block, Diagnostic, DxfClass, DxfObject, RawSection, Table, TableEntry, TableName } from '../document-api.js';
 import {
   DxfDocument,
@@ -45,6 +46,11 @@ function isHex(h: string): boolean {
 }
 
 type Section = 'HEADER' | 'CLASSES' | 'TABLES' | 'BLOCKS' | 'ENTITIES' | 'OBJECTS' | 'RAW';
+
+/** Whose declarations give the defaults of a section's records (repairInvalidNumbers). */
+const CONTEXT_OF: Record<Section, RecordContext | null> = {
+  HEADER: null, CLASSES: null, RAW: null, TABLES: 'tableEntry', BLOCKS: 'entity', ENTITIES: 'entity', OBJECTS: 'object',
+};
 
 // kinds of the record read last (DocumentBuilder.lastKind)
 const LAST_NONE = 0;
@@ -100,8 +106,9 @@ export class DocumentBuilder {
 
   constructor(private readonly opts: ReadOptions = {}) {}
 
-  attach(scanner: TagScanner): void {
+  attach(scanner: TagScanner, binary: boolean): void {
     this.scanner = scanner;
+    this.doc.source = { format: binary ? 'binary' : 'ascii' };
   }
 
   diagnostic(d: Diagnostic): void {
@@ -120,6 +127,8 @@ export class DocumentBuilder {
     }
     const type = r.str(0);
     this.lastKind = LAST_NONE;
+    if (r.n > 1 && r.codes[1] === 5) this.noteHandleCase(r.str(1));
+    if (r.n > 1) repairInvalidNumbers(r, type === 'SECTION' ? null : CONTEXT_OF[this.section ?? 'RAW'], (d) => this.diagnostic(d));
     if (type === 'SECTION') return this.openSection(r);
     if (type === 'ENDSEC') {
       if (r.n > 1) this.strayTags(r, 1);
@@ -293,6 +302,8 @@ export class DocumentBuilder {
       doc.version = version;
       if (!known) {
         this.diagnostic({ level: 'info', code: 'version', message: `$ACADVER ${acadver} read as ${version}` });
+        const text = acadver.trim();
+        if (text !== '') doc.acadverAsRead = { text, version };
       }
     } else {
       doc.version = 'AC1009';
@@ -607,6 +618,21 @@ export class DocumentBuilder {
   }
 
   // ---- the end ----------------------------------------------------------------------------------
+
+  /**
+   * Handles are upper-case hex in the model; one a file spells otherwise (Inkscape writes its
+   * entities' in lower case) is noted, so the writer spells it, and every reference to it, so again.
+   */
+  private noteHandleCase(h: string): void {
+    for (let k = 0; k < h.length; k++) {
+      const c = h.charCodeAt(k);
+      if (c >= 97 && c <= 102) {
+        const spelled = h.trim();
+        this.doc.handleSpelling.set(spelled.toUpperCase(), spelled);
+        return;
+      }
+    }
+  }
 
   finish(): DxfDocument {
     const doc = this.doc;

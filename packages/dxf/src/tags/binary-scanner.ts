@@ -206,7 +206,11 @@ export class BinaryTagScanner implements DecodingControl {
       switch (valueKind(code)) {
         case ValueKind.Double:
           if (p + 8 > len) return start;
-          v = formatFloat(b.readDoubleLE(p));
+          {
+            const d = b.readDoubleLE(p);
+            // NaN and infinities stay what they are, for the reader to report as damage
+            v = d - d === 0 ? formatFloat(d) : String(d);
+          }
           p += 8;
           break;
         case ValueKind.Int16:

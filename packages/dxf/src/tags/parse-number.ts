@@ -66,3 +66,40 @@ export function parseDecimalBytes(b: Uint8Array, start: number, end: number): nu
   const v = decimals === 0 ? m : m / POW10[decimals]!;
   return neg ? -v : v;
 }
+
+/**
+ * Whether `s` is a number as DXF writes them: optional white space (some writers put a tab before
+ * a number; ezdxf and AutoCAD read it) and sign, digits with at most one
+ * dot (at least one digit), an optional exponent. Not `NaN`, `inf`, hex, blanks or `q.5`, which
+ * `+s` may take or ezdxf's float() refuses.
+ */
+export function isDxfNumber(s: string): boolean {
+  const n = s.length;
+  let i = 0;
+  while (i < n && isSpace(s.charCodeAt(i))) i++;
+  let end = n;
+  while (end > i && isSpace(s.charCodeAt(end - 1))) end--;
+  if (i < end && (s.charCodeAt(i) === 45 || s.charCodeAt(i) === 43)) i++;
+  let digits = 0;
+  let dot = false;
+  for (; i < end; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 48 && c <= 57) digits++;
+    else if (c === 46 && !dot) dot = true;
+    else break;
+  }
+  if (digits === 0) return false;
+  if (i < end && (s.charCodeAt(i) === 101 || s.charCodeAt(i) === 69)) {
+    i++;
+    if (i < end && (s.charCodeAt(i) === 45 || s.charCodeAt(i) === 43)) i++;
+    let exp = 0;
+    for (; i < end && s.charCodeAt(i) >= 48 && s.charCodeAt(i) <= 57; i++) exp++;
+    if (exp === 0) return false;
+  }
+  return i === end && Number.isFinite(+s);
+}
+
+/** Space, tab, CR, vertical tab, form feed. */
+function isSpace(c: number): boolean {
+  return c === 32 || (c >= 9 && c <= 13);
+}

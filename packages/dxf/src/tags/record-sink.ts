@@ -5,7 +5,7 @@
 // values are numbers, parsed from the file's bytes, and a string made for each was most of the
 // reader's garbage.
 import { decodeUnicodeEscapes, type ValueDecoder } from './encoding.js';
-import { parseDecimalBytes, parseNumber } from './parse-number.js';
+import { isDxfNumber, parseDecimalBytes, parseNumber } from './parse-number.js';
 
 /** The tags `[0, n)` of one record. Valid only during the sink's call: keep values, not the record. */
 export interface TagRecord {
@@ -19,6 +19,10 @@ export interface TagRecord {
   num(i: number): number;
   /** `str(i) === s`. */
   is(i: number, s: string): boolean;
+  /** Whether value `i` is a number as DXF writes them (`isDxfNumber`). */
+  isNumber(i: number): boolean;
+  /** Replaces value `i` (a repair). */
+  replace(i: number, value: string): void;
 }
 
 export interface RecordSink {
@@ -141,6 +145,21 @@ export class RecordBuffer implements TagRecord {
       if (v === v) return v;
     }
     return parseNumber(this.str(i));
+  }
+
+  isNumber(i: number): boolean {
+    const start = this.starts[i]!;
+    // a plain decimal read from the bytes is a number: the common case costs no string
+    if (start >= 0) {
+      const v = parseDecimalBytes(this.bytes, start, this.ends[i]!);
+      if (v === v) return true;
+    }
+    return isDxfNumber(this.str(i));
+  }
+
+  replace(i: number, value: string): void {
+    this.strs[i] = value;
+    this.starts[i] = -1;
   }
 
   is(i: number, s: string): boolean {

@@ -20,7 +20,8 @@ function writeEndsec(out: TagSink): void {
 function writeHeader(doc: DxfDocument, out: TagSink, opts: EncodeOptions): void {
   writeSectionHead(out, 'HEADER');
   out.tag(9, '$ACADVER');
-  out.tag(1, doc.version);
+  const asRead = doc.acadverAsRead;
+  out.tag(1, asRead && asRead.version === doc.version ? asRead.text : doc.version);
   const fixed = new Set(['$ACADVER']);
   // (a drawing read without one keeps its code page unknown)
   if (!doc.header.has('$DWGCODEPAGE') && doc.codepageDeclared) {

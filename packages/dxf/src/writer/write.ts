@@ -3,9 +3,10 @@ import type { Diagnostic } from '../document-api.js';
 import type { DxfDocument } from '../document.js';
 import { convert, resolveVersion, type ConvertResult } from '../convert/convert.js';
 import { codecFor, isKnownCodepage, isUnicodeVersion, undeclaredCodec } from '../tags/encoding.js';
-import type { DxfVersion } from '../types.js';
+import type { DxfVersion, TagSink } from '../types.js';
 import { writeDocument } from './document-writer.js';
 import { TagWriter } from './tag-writer.js';
+import { BinaryTagWriter } from './binary-tag-writer.js';
 import { writeAll, writeFileAtomicSync } from './atomic-file.js';
 
 export interface WriteOptions {
@@ -13,6 +14,8 @@ export interface WriteOptions {
   version?: DxfVersion | string;
   /** Called with the bytes written so far (for progress bars). */
   onProgress?: (bytes: number) => void;
+  /** Binary DXF instead of ASCII; default: the form the drawing was read in (ASCII for a new one). */
+  binary?: boolean;
 }
 
 export interface WriteResult {
@@ -31,12 +34,30 @@ function prepare(doc: DxfDocument, opts: WriteOptions): ConvertResult {
   return convert(doc, target);
 }
 
-function makeWriter(doc: DxfDocument, emit: (chunk: Buffer) => void): TagWriter {
+/** Handle and pointer codes: 5, 105, 320-369, 390-399, 480-481, xdata 1005. */
+function isHandleCode(code: number): boolean {
+  return code === 5 || code === 105 || (code >= 320 && code <= 369) || (code >= 390 && code <= 399) || code === 480 || code === 481 || code === 1005;
+}
+
+/** A sink writing handles as the file spelled them (lower case), references included. */
+function spelledHandles(sink: TagSink, spelling: Map<string, string>): TagSink {
+  return {
+    tag: (code, value) => sink.tag(code, typeof value === 'string' && isHandleCode(code) ? spelling.get(value) ?? value : value),
+    point: (code, p) => sink.point(code, p),
+  };
+}
+
+/** Whether the drawing is written as binary DXF: as asked, else as it was read. */
+export function writesBinary(doc: DxfDocument, opts: WriteOptions): boolean {
+  return opts.binary ?? doc.source.format === 'binary';
+}
+
+function makeWriter(doc: DxfDocument, emit: (chunk: Buffer) => void, binary: boolean): TagWriter | BinaryTagWriter {
   const utf8 = isUnicodeVersion(doc.version);
-  if (utf8) return new TagWriter(emit, null);
   // text of an unknown or unnamed code page was read as cp1252: it goes back byte for byte
   const known = doc.codepageDeclared && isKnownCodepage(doc.encoding);
-  return new TagWriter(emit, (known ? codecFor(doc.encoding, false) : undeclaredCodec()).encode);
+  const encoder = utf8 ? null : (known ? codecFor(doc.encoding, false) : undeclaredCodec()).encode;
+  return binary ? new BinaryTagWriter(emit, encoder, doc.version <= 'AC1009') : new TagWriter(emit, encoder);
 }
 
 /** Streams the document's DXF text to `emit` in chunks; returns what a conversion reported. */
@@ -45,13 +66,14 @@ export function writeDxfChunks(doc: DxfDocument, emit: (chunk: Buffer) => void, 
   const writer = makeWriter(prepared.doc, (chunk) => {
     emit(chunk);
     opts.onProgress?.(writer.bytes);
-  });
-  writeDocument(prepared.doc, writer);
+  }, writesBinary(doc, opts));
+  const spelling = prepared.doc.handleSpelling;
+  writeDocument(prepared.doc, spelling.size > 0 ? spelledHandles(writer, spelling) : writer);
   writer.flush();
   return { diagnostics: prepared.diagnostics, dropped: prepared.dropped, converted: prepared.converted, bytes: writer.bytes };
 }
 
-/** The document as ASCII DXF bytes (in its own version unless `opts.version` says otherwise). */
+/** The document as DXF bytes (in its own version and form unless `opts` says otherwise). */
 export function writeDxf(doc: DxfDocument, opts: WriteOptions = {}): Buffer {
   return writeDxfWithResult(doc, opts).buffer;
 }

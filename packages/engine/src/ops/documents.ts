@@ -34,12 +34,24 @@ export async function readDocument(workspace: Workspace, named: string, room?: (
   room?.(size);
   try {
     const doc = await deadline(dxf.readDxf(path), `reading ${quote(named)}`, 30_000 + size / 2_000);
+    // a value that is not a number where one must be: damaged input, refused as the CLI refuses it
+    // (an opened drawing would be saved with the reader's stand-in values, and nothing said so)
+    const invalid = doc.diagnostics.filter((d) => d.code === 'invalid-number');
+    if (invalid.length) {
+      const first = invalid[0]!;
+      throw new OpError('invalid_dxf', `cannot read ${quote(named)} as a DXF drawing: it is damaged: ${first.line ? `line ${first.line}: ` : ''}${first.message}${invalid.length > 1 ? ` (and ${invalid.length - 1} more)` : ''}; \`linework convert --recover\` writes a repaired copy`, { path: named.slice(0, 200) });
+    }
     // reading is one step the deadline cannot enter: judged once it is done, before the document is added
     currentMeter().checkNow();
     return { doc, path, size };
   } catch (err) {
     if (err instanceof OpError) throw err;
     const e = err as NodeJS.ErrnoException;
+    // DWG: no converter installed, or the converter's own words about the file
+    if (e.name === 'DwgError') {
+      const code = e.code === 'dwg_reader_missing' ? 'dwg_reader_missing' : 'invalid_dwg';
+      throw new OpError(code, `cannot read ${quote(named)} as a DWG drawing: ${e.message}`, { path: named.slice(0, 200) });
+    }
     const why = e.name === 'DxfError' ? e.message : e.code ?? 'the file cannot be read';
     throw new OpError('invalid_dxf', `cannot read ${quote(named)} as a DXF drawing: ${why}`, { path: named.slice(0, 200) });
   }
@@ -64,7 +76,7 @@ export const documentOpen = defineOp({
   name: 'document_open',
   summary: 'Opens a drawing (`path`), or creates one from a `template` drawing, or a new untitled drawing when neither is given; it becomes active.',
   input: z.object({
-    path: z.string().min(1).optional().describe('DXF file to open'),
+    path: z.string().min(1).optional().describe('DXF or DWG file to open (DWG through a converter: docs/files.md)'),
     template: z.string().min(1).optional().describe('DXF file to start an untitled drawing from, or a DXF version (R12 ... R2018) for an empty one'),
     version: z.string().optional().describe('DXF version of a new drawing (default R2018)'),
   }),
@@ -89,7 +101,7 @@ export const documentOpen = defineOp({
       return out;
     },
   }],
-  errors: ['file_not_found', 'invalid_dxf', 'invalid_version', 'path_outside_root', 'not_a_file', 'invalid_path', 'io_timeout', 'session_full'],
+  errors: ['file_not_found', 'invalid_dxf', 'invalid_dwg', 'dwg_reader_missing', 'invalid_version', 'path_outside_root', 'not_a_file', 'invalid_path', 'io_timeout', 'session_full'],
   handler: async (ctx, input) => {
     const engine = ctx.engine;
     const room = (bytes: number): void => checkSessionRoom(engine, bytes);
@@ -171,10 +183,11 @@ export const documentClose = defineOp({
 
 export const save = defineOp({
   name: 'save',
-  summary: 'Saves the document (atomically) to its path or to `path`, optionally in another DXF `version`; the result says what a conversion made of what (converted) and left out (dropped).',
+  summary: 'Saves the document (atomically) to its path or to `path`, optionally in another DXF `version` or as binary DXF (`binary`); the result says what a conversion made of what (converted) and left out (dropped).',
   input: z.object({
     path: z.string().min(1).optional().describe('file to write (default: the document\'s path)'),
     version: z.string().optional().describe('R12 ... R2018 or AC1009 ... AC1032 (default: the document\'s)'),
+    binary: z.boolean().optional().describe('binary DXF (true) or ASCII (false); default: the form the drawing was read in'),
   }),
   mutates: false,
   effect: 'write_files',
@@ -189,12 +202,14 @@ export const save = defineOp({
     const s = ctx.store!;
     const named = input.path ?? s.path;
     if (!named) throw new OpError('path_required', `document ${s.id} (${s.name}) is untitled; give a path`);
+    // a drawing opened from DWG keeps the DWG's path: saving there would put DXF in a .dwg file
+    if (/\.dwg$/i.test(named)) throw new OpError('save_failed', `cannot save ${quote(named)}: DWG is read, not written; save to a path ending in .dxf`, { path: named.slice(0, 200) });
     const target = await ctx.engine.workspace.forWrite(named, 'drawing');
     const version = input.version ? parseVersion(input.version) : s.doc.version;
     let report: Awaited<ReturnType<typeof dxf.saveDxf>>;
     try {
       // Another version writes a converted copy; the open drawing keeps its own version.
-      report = await dxf.saveDxf(s.doc, target, version !== s.doc.version ? version : undefined);
+      report = await dxf.saveDxf(s.doc, target, version !== s.doc.version ? version : undefined, input.binary);
     } catch (err) {
       if (err instanceof OpError) throw err;
       const e = err as NodeJS.ErrnoException;

@@ -84,7 +84,7 @@ export function refuseOutput(command: FileCommandName, out: string, options: rea
   const ext = extname(out).slice(1).toLowerCase();
   if (command === 'convert' || command === 'audit') {
     if (ext === 'dxf') return null;
-    return `cannot write ${out}: ${command === 'convert' ? 'convert' : 'audit --fix'} writes DXF only; name the output .dxf${ext === 'dwg' ? ' (DWG is not supported)' : ''}`;
+    return `cannot write ${out}: ${command === 'convert' ? 'convert' : 'audit --fix'} writes DXF only; name the output .dxf${ext === 'dwg' ? ' (DWG is read, not written: see docs/files.md)' : ''}`;
   }
   if (command === 'plot') {
     const format = optionValue(options, '--format')?.toLowerCase();
