@@ -157,7 +157,9 @@ export function createMcpServer(api: DispatcherApi): McpServer {
   );
   const tools = api.catalogue.filter((o) => o.mcp !== false);
   const renderer = findRenderer(api.catalogue);
-  const dispatch = (req: ProtocolRequest): Promise<ProtocolResponse> => api.dispatch(req);
+  // The SDK aborts a call's signal when the client cancels it or the transport closes: a pick the
+  // call waits for is cancelled then.
+  const dispatch = (req: ProtocolRequest, signal?: AbortSignal): Promise<ProtocolResponse> => api.dispatch(req, signal ? { signal } : {});
 
   // Tools: the low-level handlers, so the listing carries the ops' exact schemas and the
   // dispatcher (not the SDK) validates the arguments.
@@ -180,7 +182,7 @@ export function createMcpServer(api: DispatcherApi): McpServer {
     });
   }
   mcp.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: list }));
-  mcp.server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+  mcp.server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const name = request.params.name;
     const args = isObject(request.params.arguments) ? request.params.arguments : {};
     const isPreview = renderer !== undefined && (name === 'preview' || name === renderer.name);
@@ -189,7 +191,7 @@ export function createMcpServer(api: DispatcherApi): McpServer {
     if (isPreview && fields.format === undefined && isObject(toolInputSchema(renderer).properties) && 'format' in (toolInputSchema(renderer).properties as Json)) {
       fields.format = 'png';
     }
-    const res = await dispatch({ ...fields, protocol: 1, op });
+    const res = await dispatch({ ...fields, protocol: 1, op }, extra.signal);
     const img = isPreview && res.ok ? imageFrom(res.result) : null;
     if (!img) return toolResult(res);
     // The picture travels once, as image content; text and structuredContent keep the rest.

@@ -222,7 +222,7 @@ export const userSelect = defineOp({
   permissions: ['drawings:read'],
   needsDocument: true,
   http: [],
-  errors: ['gui_required', 'document_not_active', 'cancelled'],
+  errors: ['gui_required', 'document_not_active', 'cancelled', 'gui_closed'],
   handler: (ctx, input) => interactive(ctx, 'select entities', input),
 });
 
@@ -235,7 +235,7 @@ export const getpoint = defineOp({
   permissions: ['drawings:read'],
   needsDocument: true,
   http: [],
-  errors: ['gui_required', 'document_not_active', 'cancelled'],
+  errors: ['gui_required', 'document_not_active', 'cancelled', 'gui_closed'],
   handler: (ctx, input) => interactive(ctx, 'pick a point', input),
 });
 
