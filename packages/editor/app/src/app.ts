@@ -50,7 +50,7 @@ export class App {
   shown: { document_id: number; frame: number } | null = null;
   selection: string[] = [];
   toggles: Toggles = { grid: false, ortho: false, osnap: true, lwt: false, dark: true };
-  readonly overlay: OverlayState = { cursor: null, pickBox: PICK_PX, crosshair: true, snap: null, window: null, bands: [], grid: null, dark: true };
+  readonly overlay: OverlayState = { cursor: null, pickBox: PICK_PX, crosshair: true, snap: null, window: null, bands: [], grid: null, dark: true, note: null };
   /** What the user is being asked for now (a command step or an engine pick). */
   ask: Ask | null = null;
   /** Engine picks waiting, oldest first. */
@@ -336,11 +336,18 @@ export class App {
     switch (data.kind) {
       case 'changed':
       case 'undone':
-      case 'redone':
+      case 'redone': {
+        // the tab's modified marker, without asking the session for its state on every change
+        const d = this.documents.find((x) => x.document_id === data.document_id);
+        if (d && !d.modified) {
+          d.modified = true;
+          this.emit('docs');
+        }
         if (mine) this.applyChange(data);
         if (data.redraw === 'all' && mine) this.emit('layers');
         if (mine && data.op !== 'display_list') void this.refreshSelection();
         break;
+      }
       case 'document_opened':
       case 'document_created':
       case 'document_closed':
@@ -399,8 +406,68 @@ export class App {
     return this.request<Point | null>((resolve, reject) => ({ kind: 'point', message, base, optional, resolve, reject }));
   }
 
-  select(message: string, count?: number): Promise<string[]> {
-    return this.request<string[]>((resolve, reject) => ({ kind: 'select', message, count, picked: [], resolve, reject }));
+  select(message: string, count?: number, types?: string[]): Promise<string[]> {
+    return this.request<string[]>((resolve, reject) => ({ kind: 'select', message, count, types, picked: [], resolve, reject }));
+  }
+
+  /**
+   * Adds what a click or window found to a "select objects" step, with user_select's rules: a type
+   * outside `types` and an entity already picked are refused at the cursor (the prompt stays);
+   * `count` ends the step when reached.
+   */
+  addPicked(a: Extract<Ask, { kind: 'select' }>, handles: string[], types: string[], remove: boolean): void {
+    if (remove) {
+      a.picked = a.picked.filter((h) => !handles.includes(h));
+      this.showPicked();
+      this.emit('ask');
+      return;
+    }
+    const allowed = a.types?.map((t) => t.toLowerCase());
+    const refused: string[] = [];
+    for (let i = 0; i < handles.length; i++) {
+      const h = handles[i]!, t = types[i] ?? '?';
+      if (allowed && !allowed.includes(t.toLowerCase())) {
+        refused.push(`${h} is a ${t}; pick ${a.types!.join(' or ')}`);
+        continue;
+      }
+      if (a.picked.includes(h)) {
+        // a window may sweep over what was picked already: only a single click is told
+        if (handles.length === 1) refused.push(`${h} is already picked`);
+        continue;
+      }
+      if (a.count !== undefined && a.picked.length >= a.count) break;
+      a.picked.push(h);
+    }
+    if (refused.length) this.note(refused.length === 1 ? refused[0]! : `${refused.length} refused: ${refused[0]} …`, true);
+    this.showPicked();
+    this.emit('ask');
+    if (a.count !== undefined && a.picked.length >= a.count) a.resolve(a.picked);
+  }
+
+  /** Enter on a "select objects" step: ends it, unless `count` asks for more. */
+  endSelect(a: Extract<Ask, { kind: 'select' }>): void {
+    // a click just made is still being looked up: Enter counts it
+    if (a.inflight) {
+      const wait = a.inflight;
+      void wait.finally(() => {
+        if (a.inflight === wait) a.inflight = undefined;
+        if (this.ask === a) this.endSelect(a);
+      });
+      return;
+    }
+    if (a.count !== undefined && a.picked.length < a.count) {
+      this.note(`Pick ${a.count} object${a.count === 1 ? '' : 's'}: ${a.picked.length} picked so far`, true);
+      return;
+    }
+    a.resolve(a.picked);
+  }
+
+  /** A short note at the cursor (a refused pick, a missing answer), also kept in the history. */
+  note(text: string, err = false): void {
+    this.message(text, err);
+    this.overlay.note = { text, err, until: performance.now() + 2500 };
+    this.overlayOnly();
+    setTimeout(() => this.overlayOnly(), 2600);
   }
 
   value(message: string, base?: Point): Promise<string> {
@@ -443,7 +510,7 @@ export class App {
         const pt = await this.point(p.message ?? 'Specify a point:', base);
         if (pt) await this.api.op('answer', { id: p.request_id, point: [pt[0], pt[1], 0] });
       } else {
-        const hs = await this.select(p.message ?? 'Select objects:', p.count);
+        const hs = await this.select(p.message ?? 'Select objects:', p.count, Array.isArray(p.types) ? p.types : undefined);
         await this.api.op('answer', { id: p.request_id, handles: hs });
       }
     };

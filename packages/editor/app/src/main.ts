@@ -51,7 +51,7 @@ async function main(): Promise<void> {
   });
   const canvas = document.getElementById('gl') as HTMLCanvasElement;
   canvas.tabIndex = 0;
-  bindInput(app, canvas, cmd.focus, setToggle);
+  bindInput(app, canvas, cmd, setToggle);
   // for tests and benchmarks: the state a script may wait on
   (window as unknown as { linework: unknown }).linework = {
     app,

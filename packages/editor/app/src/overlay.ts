@@ -14,6 +14,8 @@ export interface OverlayState {
   bands: [number, number, number, number][];
   grid: { spacing: number; origin: [number, number] } | null;
   dark: boolean;
+  /** A note shown next to the cursor until a time (performance.now()). */
+  note: { text: string; err: boolean; until: number } | null;
 }
 
 export function drawOverlay(c: HTMLCanvasElement, s: OverlayState, dpr: number, worldToScreen: (x: number, y: number) => [number, number]): void {
@@ -75,6 +77,17 @@ export function drawOverlay(c: HTMLCanvasElement, s: OverlayState, dpr: number, 
   if (s.snap) {
     const [x, y] = worldToScreen(s.snap.at[0], s.snap.at[1]);
     drawMarker(g, s.snap.kind, x, y);
+  }
+  if (s.note && s.note.until > performance.now()) {
+    // next to the cursor, kept inside the canvas
+    const [cx, cy] = s.cursor ?? [w / 2, h / 2];
+    g.font = '12px system-ui, sans-serif';
+    const tw = g.measureText(s.note.text).width + 10;
+    const x = Math.min(cx + 14, w - tw - 2), y = Math.min(cy + 14, h - 22);
+    g.fillStyle = s.note.err ? 'rgba(120,20,20,0.92)' : 'rgba(20,26,33,0.92)';
+    g.fillRect(x, y, tw, 20);
+    g.fillStyle = '#fff';
+    g.fillText(s.note.text, x + 5, y + 14);
   }
 }
 

@@ -13,8 +13,8 @@ export type Point = [number, number];
 
 export type Ask =
   | { kind: 'point'; message: string; base?: Point; optional: boolean; resolve: (p: Point | null) => void; reject: (e: Error) => void }
-  | { kind: 'select'; message: string; count?: number; picked: string[]; resolve: (h: string[]) => void; reject: (e: Error) => void }
-  | { kind: 'value'; message: string; base?: Point; resolve: (v: string) => void; reject: (e: Error) => void };
+  | { kind: 'select'; message: string; count?: number; types?: string[]; picked: string[]; /** picks still asked of the session: Enter waits for them */ inflight?: Promise<unknown>; resolve: (h: string[]) => void; reject: (e: Error) => void }
+  | { kind: 'value'; message: string; base?: Point; /** spaces are part of the answer (text contents) */ text?: boolean; resolve: (v: string) => void; reject: (e: Error) => void };
 
 /** Parses typed coordinates: x,y  @dx,dy  @dist<angle  dist (along the cursor's direction from base). */
 export function parsePoint(text: string, last: Point | null, cursor: Point | null): Point | null {

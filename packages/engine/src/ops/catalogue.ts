@@ -12,9 +12,10 @@ import { COMMAND_OPS } from './commands.js';
 import { auditOp } from './audit.js';
 import { DISPLAY_OPS } from './display.js';
 import { LAYER_OPS } from './layers.js';
+import { FILE_OPS } from './files.js';
 
 export function buildCatalogue(): EngineOp[] {
-  const list = [...SESSION_OPS, ...DOCUMENT_OPS, ...SYSVAR_OPS, ...ENTITY_OPS, ...XDATA_OPS, ...BLOCK_OPS, ...PLOT_OPS, ...COMMAND_OPS, auditOp, ...DISPLAY_OPS, ...LAYER_OPS];
+  const list = [...SESSION_OPS, ...DOCUMENT_OPS, ...SYSVAR_OPS, ...ENTITY_OPS, ...XDATA_OPS, ...BLOCK_OPS, ...PLOT_OPS, ...COMMAND_OPS, auditOp, ...DISPLAY_OPS, ...LAYER_OPS, ...FILE_OPS];
   const seen = new Set<string>();
   for (const op of list) {
     if (seen.has(op.name)) throw new Error(`op ${op.name} declared twice`);

@@ -1,0 +1,224 @@
+// The editor as a drafting tool, in a real headless Chromium with real mouse and keyboard, against
+// the real server: picks that never hang (types refused at the cursor, count ending the pick, a
+// client that went away), files (SAVE, Ctrl+S, SAVEAS R12 read back by ezdxf, OPEN from the
+// dialog), the clipboard, and the layout with ten drawings open. One browser and one server for
+// the whole file: each Chromium start costs seconds.
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { at, click, hasChromium, launch, openEditor, settle, startEditor, waitFor, type EditorServer } from './helpers.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'lw-drafting-'));
+const plan = join(dir, 'plan.dxf');
+let s: EditorServer;
+let browser: Browser;
+let page: Page;
+const H: Record<string, string> = {};
+
+const prompt = (): Promise<string | null> => page.evaluate(() => (globalThis as any).linework.prompt as string | null);
+const history = (): Promise<string> => page.locator('#history').innerText();
+const state = async (): Promise<{ document_id: number; documents: { document_id: number; name: string; path: string | null; modified: boolean }[] }> => (await s.api.get('/api/v1/state')).json;
+
+async function typeCommand(text: string): Promise<void> {
+  await page.locator('#gl').focus();
+  await page.keyboard.type(text);
+  await page.keyboard.press('Enter');
+}
+
+function ezdxfInfo(path: string): { version: string; entities: string[] } {
+  const out = execFileSync('/usr/bin/python3', ['-c', [
+    'import sys, json, ezdxf',
+    'doc = ezdxf.readfile(sys.argv[1])',
+    'print(json.dumps({"version": doc.dxfversion, "entities": [e.dxftype() for e in doc.modelspace()]}))',
+  ].join('\n'), path]);
+  return JSON.parse(out.toString()) as { version: string; entities: string[] };
+}
+
+describe.skipIf(!hasChromium)('the editor as a drafting tool', () => {
+  beforeAll(async () => {
+    s = await startEditor(['--gui', '--root', dir], { LINEWORK_ROOT: '' });
+    const made = await s.api.post('/api/v1/entities', {
+      create_layers: true,
+      entities: [
+        { type: 'Line', start: [0, 0], end: [100, 0], layer: 'Walls' },
+        { type: 'Circle', center: [50, 30], radius: 10 },
+        { type: 'Line', start: [70, 40], end: [90, 55] },
+      ],
+    });
+    expect(made.status, made.text).toBe(201);
+    [H.L, H.C, H.D] = made.json.result.handles;
+    expect((await s.api.post('/api/v1/save', { path: plan })).status).toBe(200);
+    browser = await launch();
+    ({ page } = await openEditor(browser, s.editorUrl, { width: 1280, height: 800 }));
+    expect((await s.api.post('/api/v1/view_focus', { bounds: [-10, -10, 110, 70], margin: 0 })).status).toBe(200);
+    await waitFor(() => at(page, 0, 0), ([x]) => x > 0);
+    await settle(page);
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await s?.proc.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a types pick refuses a Line at the cursor and accepts the Circle; Enter with too few says so', async () => {
+    const pending = s.api.post('/api/v1/user_select', { message: 'Pick the circle', types: ['Circle'] });
+    await waitFor(prompt, (p) => p === 'Pick the circle');
+    await click(page, 50, 0);
+    await waitFor(history, (h) => h.includes(`${H.L} is a Line; pick Circle`));
+    expect(await prompt()).toBe('Pick the circle');
+    await click(page, 60, 30);
+    await page.keyboard.press('Enter');
+    const r = await pending;
+    expect(r.status, r.text).toBe(200);
+    expect(r.json.result.handles).toEqual([H.C]);
+
+    const two = s.api.post('/api/v1/user_select', { message: 'Pick two', count: 2 });
+    await waitFor(prompt, (p) => p === 'Pick two');
+    await click(page, 50, 0);
+    await click(page, 30, 0);
+    await waitFor(history, (h) => h.includes(`${H.L} is already picked`));
+    await page.keyboard.press('Enter');
+    await waitFor(history, (h) => h.includes('Pick 2 objects: 1 picked so far'));
+    expect(await prompt()).toBe('Pick two');
+    // the second distinct pick ends the prompt by itself: no Enter
+    await click(page, 80, 47.5);
+    const r2 = await two;
+    expect(r2.json.result.handles).toEqual([H.L, H.D]);
+    await waitFor(prompt, (p) => p === null);
+  });
+
+  it('a pick whose client went away leaves the screen; the next client\'s pick is answered by one click', async () => {
+    const body = JSON.stringify({ message: 'Abandoned' });
+    const req = httpRequest({ host: '127.0.0.1', port: s.port, method: 'POST', path: '/api/v1/getpoint', headers: { authorization: `Bearer ${s.token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } });
+    req.on('error', () => undefined);
+    req.end(body);
+    await waitFor(prompt, (p) => p === 'Abandoned');
+    req.destroy();
+    await waitFor(prompt, (p) => p === null);
+    const next = s.api.post('/api/v1/getpoint', { message: 'Next' });
+    await waitFor(prompt, (p) => p === 'Next');
+    expect(await page.locator('#prompt').textContent()).not.toContain('waiting');
+    await click(page, 100, 0);
+    expect((await next).json.result.point).toEqual([100, 0, 0]);
+  });
+
+  it('SAVE and Ctrl+S write the file (modified false); SAVEAS R12 from the dialog gives a file ezdxf reads', async () => {
+    const before = readFileSync(plan, 'utf8');
+    const made = await s.api.post('/api/v1/entities', { entities: [{ type: 'Circle', center: [20, 40], radius: 2 }] });
+    const h1 = made.json.result.handles[0] as string;
+    await waitFor(() => page.locator('#doc-tabs [aria-selected=true]').innerText(), (t) => t.endsWith('*'));
+    expect((await state()).documents[0]!.modified).toBe(true);
+    await typeCommand('SAVE');
+    await waitFor(state, (st) => !st.documents[0]!.modified);
+    const after = readFileSync(plan, 'utf8');
+    expect(after).not.toBe(before);
+    expect(after).toMatch(new RegExp(`\\n  5\\r?\\n${h1}\\r?\\n`));
+    await waitFor(() => page.locator('#doc-tabs [aria-selected=true]').innerText(), (t) => !t.endsWith('*'));
+
+    const h2 = (await s.api.post('/api/v1/entities', { entities: [{ type: 'Circle', center: [25, 40], radius: 2 }] })).json.result.handles[0] as string;
+    await waitFor(state, (st) => st.documents[0]!.modified);
+    await page.locator('#gl').focus();
+    await page.keyboard.press('Control+s');
+    await waitFor(state, (st) => !st.documents[0]!.modified);
+    expect(readFileSync(plan, 'utf8')).toMatch(new RegExp(`\\n  5\\r?\\n${h2}\\r?\\n`));
+
+    await typeCommand('SAVEAS');
+    await page.locator('#file-dialog').waitFor();
+    await page.locator('#file-dialog li[data-path="plan.dxf"]').waitFor();
+    await page.locator('#file-name').fill('plan-r12');
+    await page.locator('#file-version').selectOption('R12');
+    await page.locator('#file-ok').click();
+    const r12 = join(dir, 'plan-r12.dxf');
+    await waitFor(async () => existsSync(r12) && statSync(r12).size > 0, (x) => x);
+    const info = ezdxfInfo(r12);
+    expect(info.version).toBe('AC1009');
+    expect(info.entities.filter((t) => t === 'CIRCLE')).toHaveLength(3);
+    const st = await state();
+    expect(st.documents[0]!.path).toBe(r12);
+    expect(st.documents[0]!.modified).toBe(false);
+  });
+
+  it('OPEN lists the workspace in a dialog, walks into a folder and opens the drawing clicked', async () => {
+    mkdirSync(join(dir, 'sub'));
+    copyFileSync(plan, join(dir, 'sub', 'other.dxf'));
+    await page.locator('#gl').focus();
+    await page.keyboard.press('Control+o');
+    await page.locator('#file-dialog li[data-path="sub"]').click();
+    await page.locator('#file-dialog li[data-path="sub/other.dxf"]').click();
+    const st = await waitFor(state, (x) => x.documents.some((d) => d.name === 'other.dxf'));
+    const other = st.documents.find((d) => d.name === 'other.dxf')!;
+    expect(other.path).toBe(join(dir, 'sub', 'other.dxf'));
+    await waitFor(() => page.locator(`#doc-tabs button[data-document="${other.document_id}"]`).getAttribute('aria-selected'), (v) => v === 'true');
+    // the recent list remembers it for the next OPEN
+    await page.keyboard.press('Control+o');
+    await page.locator('#file-dialog .recent li[data-path="sub/other.dxf"]').waitFor();
+    await page.keyboard.press('Escape');
+    await page.locator('#file-dialog').waitFor({ state: 'detached' });
+  });
+
+  it('Ctrl+C then Ctrl+V in another drawing adds one entity, its base point at the picked point', async () => {
+    const st = await state();
+    const first = st.documents[0]!.document_id;
+    const other = st.documents.find((d) => d.name === 'other.dxf')!.document_id;
+    // in the first drawing: pick the circle, copy it
+    await page.locator(`#doc-tabs button[data-document="${first}"]`).click();
+    await waitFor(() => page.evaluate(() => (globalThis as any).linework.drawn as number | null), (d) => d === first);
+    expect((await s.api.post('/api/v1/view_focus', { bounds: [-10, -10, 110, 70], margin: 0 })).status).toBe(200);
+    await settle(page);
+    await click(page, 60, 30);
+    await waitFor(async () => (await s.api.post('/api/v1/get_selection', { document_id: first })).json.result.entities.length, (n) => n === 1);
+    await page.keyboard.press('Control+c');
+    await waitFor(history, (h) => h.includes('COPYCLIP: 1 object'));
+    // into the other drawing
+    await page.locator(`#doc-tabs button[data-document="${other}"]`).click();
+    await waitFor(() => page.evaluate(() => (globalThis as any).linework.drawn as number | null), (d) => d === other);
+    expect((await s.api.post('/api/v1/view_focus', { document_id: other, bounds: [-10, -10, 110, 70], margin: 0 })).status).toBe(200);
+    await settle(page);
+    const circlesOf = async (): Promise<{ center: number[]; radius: number }[]> =>
+      ((await s.api.post('/api/v1/entities_list', { document_id: other, detail: 'full', limit: 1000 })).json.result.entities as { type: string; center: number[]; radius: number }[]).filter((e) => e.type === 'Circle');
+    const count = async (): Promise<number> => (await circlesOf()).length;
+    const n0 = await count();
+    await page.locator('#gl').focus();
+    await page.keyboard.press('Control+v');
+    await waitFor(prompt, (p) => p === 'Specify insertion point:');
+    await click(page, 25, 50);
+    await waitFor(count, (n) => n === n0 + 1);
+    const circles = await circlesOf();
+    // the clipboard's base (the circle's lower left, 40,20) lands on the clicked pixel: within a pixel of 25,50
+    const px = await page.evaluate(() => 1 / ((globalThis as any).linework.app.view.scale as number));
+    const pasted = circles.find((c) => c.radius === 10 && Math.abs(c.center[0]! - 35) <= px && Math.abs(c.center[1]! - 60) <= px);
+    expect(pasted, JSON.stringify(circles)).toBeTruthy();
+  });
+
+  it('with ten drawings open every panel stays on screen (1280x800 and 1920x1080); the overflow menu reaches each', async () => {
+    for (let i = (await state()).documents.length; i < 10; i++) expect((await s.api.post('/api/v1/documents', {})).status).toBe(201);
+    const st = await waitFor(state, (x) => x.documents.length === 10);
+    await waitFor(() => page.locator('#doc-tabs button[role=tab]').count(), (n) => n === 10);
+    for (const size of [{ width: 1280, height: 800 }, { width: 1920, height: 1080 }]) {
+      await page.setViewportSize(size);
+      await settle(page);
+      for (const sel of ['#layers', '#properties', '#doc-new', '#doc-more', '#layout-more', '#cmd', '#t-osnap', '#gl']) {
+        const b = (await page.locator(sel).boundingBox())!;
+        expect(b, sel).toBeTruthy();
+        expect(b.x, sel).toBeGreaterThanOrEqual(0);
+        expect(b.y, sel).toBeGreaterThanOrEqual(0);
+        expect(b.x + b.width, `${sel} at ${size.width}`).toBeLessThanOrEqual(size.width + 0.5);
+        expect(b.y + b.height, `${sel} at ${size.height}`).toBeLessThanOrEqual(size.height + 0.5);
+      }
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
+    const target = st.documents[0]!;
+    await page.locator('#doc-more').click();
+    await page.locator('.menu li', { hasText: target.name }).first().click();
+    await waitFor(async () => (await state()).document_id, (id) => id === target.document_id);
+    // collapsing a panel gives its width to the drawing
+    const w0 = (await page.locator('#gl').boundingBox())!.width;
+    await page.locator('button.collapse[data-panel="properties"]').click();
+    await waitFor(async () => (await page.locator('#gl').boundingBox())!.width, (w) => w > w0 + 150);
+  });
+});
