@@ -107,6 +107,80 @@ describe.skipIf(!hasChromium)('the editor as a drafting tool', () => {
     expect((await next).json.result.point).toEqual([100, 0, 0]);
   });
 
+  it('hover highlights the entity under the cursor before the click, changing only its pixels', async () => {
+    await page.mouse.move(5, 5);
+    await waitFor(() => page.evaluate(() => (globalThis as any).linework.hover as string[]), (h) => h.length === 0);
+    await settle(page);
+    const box = (await page.locator('#gl').boundingBox())!;
+    // the drawing's own canvas (the overlay with the crosshair left out), kept and compared in the page
+    const shot = (keep: boolean, rect?: number[]): Promise<{ changed: number; outside: number }> => page.evaluate(([k, r]) => {
+      const lw = (globalThis as any).linework;
+      lw.frameSync();
+      const c = document.getElementById('gl') as HTMLCanvasElement;
+      const gl = lw.app.view.gl as WebGL2RenderingContext;
+      const px = new Uint8Array(c.width * c.height * 4);
+      gl.readPixels(0, 0, c.width, c.height, gl.RGBA, gl.UNSIGNED_BYTE, px);
+      const g = globalThis as any;
+      if (k) {
+        g.__before = px;
+        return { changed: 0, outside: 0 };
+      }
+      const before = g.__before as Uint8Array;
+      let changed = 0, outside = 0;
+      for (let row = 0; row < c.height; row++) {
+        for (let col = 0; col < c.width; col++) {
+          // readPixels rows go bottom up
+          const o = ((c.height - 1 - row) * c.width + col) * 4;
+          if (before[o] === px[o] && before[o + 1] === px[o + 1] && before[o + 2] === px[o + 2]) continue;
+          changed++;
+          if (col < r![0]! || col > r![1]! || row < r![2]! || row > r![3]!) outside++;
+        }
+      }
+      return { changed, outside };
+    }, [keep, rect] as const);
+    await shot(true);
+    const [mx, my] = await at(page, 80, 47.5);
+    await page.mouse.move(mx, my, { steps: 3 });
+    await waitFor(() => page.evaluate(() => (globalThis as any).linework.hover as string[]), (h) => h.join() === H.D);
+    await settle(page);
+    const dpr = await page.evaluate(() => devicePixelRatio);
+    // the line's box on screen, with the lineweight's margin
+    const [ax, ay] = await at(page, 70, 40), [bx, by] = await at(page, 90, 55);
+    const rect = [(Math.min(ax, bx) - box.x) * dpr - 3, (Math.max(ax, bx) - box.x) * dpr + 3, (Math.min(ay, by) - box.y) * dpr - 3, (Math.max(ay, by) - box.y) * dpr + 3];
+    const { changed, outside } = await shot(false, rect);
+    expect(changed).toBeGreaterThan(20);
+    expect(outside).toBe(0);
+    await page.mouse.move(5, 5);
+    await waitFor(() => page.evaluate(() => (globalThis as any).linework.hover as string[]), (x) => x.length === 0);
+  });
+
+  it('dragging a selected line\'s end grip stretches it to the dropped point (snapped), one undo step', async () => {
+    await click(page, 50, 0);
+    await waitFor(() => page.evaluate(() => (globalThis as any).linework.grips as { handle: string; role: string }[]), (g) => g.filter((x) => x.handle === H.L).length === 3);
+    const v0 = (await s.api.get('/api/v1/state')).json.version as number;
+    const [gx, gy] = await at(page, 100, 0);
+    const [tx, ty] = await at(page, 70, 40);
+    await page.mouse.move(gx, gy);
+    await page.mouse.down();
+    await waitFor(prompt, (p) => p?.includes('STRETCH') ?? false);
+    // off the snap a little: the endpoint snap of the other line takes the drop
+    await page.mouse.move((gx + tx) / 2, (gy + ty) / 2, { steps: 4 });
+    await page.mouse.move(tx + 2, ty - 1, { steps: 4 });
+    await page.waitForTimeout(200);
+    await page.mouse.move(tx + 2, ty - 2);
+    await page.waitForTimeout(200);
+    await page.mouse.up();
+    const line = async () => (await s.api.get(`/api/v1/entities/${H.L}`)).json;
+    const got = await waitFor(line, (r) => r.entities[0].end[0] !== 100);
+    expect(got.entities[0].end).toEqual([70, 40, 0]);
+    expect(got.entities[0].start).toEqual([0, 0, 0]);
+    expect((await s.api.get('/api/v1/state')).json.version).toBe(v0 + 1);
+    // the grips follow the stretched line
+    await waitFor(() => page.evaluate(() => (globalThis as any).linework.grips as { handle: string; at: number[]; role: string }[]), (g) => g.some((x) => x.handle === H.L && x.role === 'end' && x.at[0] === 70));
+    await page.keyboard.press('Escape');
+    await waitFor(async () => (await s.api.post('/api/v1/get_selection', {})).json.result.entities.length, (n) => n === 0);
+  });
+
   it('SAVE and Ctrl+S write the file (modified false); SAVEAS R12 from the dialog gives a file ezdxf reads', async () => {
     const before = readFileSync(plan, 'utf8');
     const made = await s.api.post('/api/v1/entities', { entities: [{ type: 'Circle', center: [20, 40], radius: 2 }] });

@@ -3,9 +3,10 @@
 // change goes through the session's ops; what comes back (answers and events) updates the screen.
 import { Api } from './api.js';
 import { decodeFrame } from './frame.js';
-import { FLAG_SELECTED } from './gl.js';
+import { FLAG_HOVER, FLAG_SELECTED } from './gl.js';
 import { drawOverlay, type OverlayState } from './overlay.js';
 import { Cancelled, type Ask, type Point } from './prompts.js';
+import { GRIP_LIMIT, gripsOf, type Grip, type Rec } from './grips.js';
 import { Scene } from './scene.js';
 import { Atlas } from './text.js';
 import { DARK_BG, LIGHT_BG, View } from './view.js';
@@ -50,7 +51,17 @@ export class App {
   shown: { document_id: number; frame: number } | null = null;
   selection: string[] = [];
   toggles: Toggles = { grid: false, ortho: false, osnap: true, lwt: false, dark: true };
-  readonly overlay: OverlayState = { cursor: null, pickBox: PICK_PX, crosshair: true, snap: null, window: null, bands: [], grid: null, dark: true, note: null };
+  readonly overlay: OverlayState = { cursor: null, pickBox: PICK_PX, crosshair: true, snap: null, window: null, bands: [], grid: null, dark: true, note: null, grips: [], hotGrip: null };
+  /** The grips of the selection and the records they come from. */
+  grips: Grip[] = [];
+  readonly gripRecs = new Map<string, Rec>();
+  private gripSerial = 0;
+  /** Entities drawn highlighted before a click (under the cursor, or inside the window being dragged). */
+  hover: string[] = [];
+  /** Times of the latest hover query (ms, request to highlight) and grip preview (ms, to compute). */
+  readonly stats = { hoverMs: 0, previewMs: 0 };
+  /** A preview of what the point being asked would do (a grip drag), as screen segments. */
+  preview: ((to: Point) => [number, number, number, number][]) | null = null;
   /** What the user is being asked for now (a command step or an engine pick). */
   ask: Ask | null = null;
   /** Engine picks waiting, oldest first. */
@@ -282,6 +293,34 @@ export class App {
     this.flagSelection();
     this.view.invalidate();
     this.emit('selection');
+    void this.loadGrips();
+  }
+
+  /** The grips of the selection, from each selected entity's record (at most GRIP_LIMIT entities). */
+  async loadGrips(): Promise<void> {
+    const serial = ++this.gripSerial;
+    const docId = this.docId;
+    const hs = this.selection.slice(0, GRIP_LIMIT);
+    const recs = await Promise.all(hs.map((h) => this.api.op('entity_get', { document_id: docId, handle: h, detail: 'full' }).then((r) => (r.result?.entities?.[0] ?? null) as Rec | null, () => null)));
+    if (serial !== this.gripSerial || docId !== this.docId) return;
+    this.gripRecs.clear();
+    this.grips = [];
+    for (const rec of recs) {
+      if (!rec) continue;
+      this.gripRecs.set(rec.handle, rec);
+      this.grips.push(...gripsOf(rec));
+    }
+    this.overlay.grips = this.grips.map((g) => g.at);
+    this.overlayOnly();
+  }
+
+  /** Highlights entities before they are picked (hover, window preview); redraws only theirs. */
+  setHover(hs: string[]): void {
+    if (hs.length === this.hover.length && hs.every((h, i) => h === this.hover[i])) return;
+    this.hover = hs;
+    this.base?.setFlag(FLAG_HOVER, hs);
+    this.detail?.scene.setFlag(FLAG_HOVER, hs);
+    this.view.invalidate();
   }
 
   /** The entities picked so far by a running "select objects" step. */

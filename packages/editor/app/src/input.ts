@@ -10,6 +10,9 @@ import type { SnapKind } from './overlay.js';
 import type { CommandLine } from './commands.js';
 import { showMenu, type MenuItem } from './menu.js';
 import { clipboard } from './clipboard.js';
+import { gripEdit, gripPreview, type Grip } from './grips.js';
+import { GRIP_PX } from './overlay.js';
+import { Cancelled } from './prompts.js';
 
 const DRAG_PX = 4;
 
@@ -64,9 +67,84 @@ export function bindInput(app: App, canvas: HTMLCanvasElement, cmd: CommandLine,
     });
   };
 
+  // ---- hover pre-highlight: one pick query in flight, for the latest cursor or window ----
+  type HoverQuery = { at: Point } | { window: [number, number, number, number] };
+  let hoverBusy = false;
+  let hoverWanted: HoverQuery | null = null;
+  const trackHover = (q: HoverQuery): void => {
+    hoverWanted = q;
+    if (hoverBusy || app.docId === null) return;
+    hoverBusy = true;
+    const ask = hoverWanted;
+    hoverWanted = null;
+    const fields = 'at' in ask
+      ? { point: ask.at, aperture: aperture() }
+      : (() => {
+        const a = view.toWorld(ask.window[0], ask.window[1]), b = view.toWorld(ask.window[2], ask.window[3]);
+        return { window: [a[0], a[1], b[0], b[1]], crossing: ask.window[2] < ask.window[0] };
+      })();
+    const t0 = performance.now();
+    void app.api.op('pick', { document_id: app.docId, layout: app.layout, ...fields }).then((r) => {
+      app.stats.hoverMs = performance.now() - t0;
+      // the cursor may have left meanwhile
+      if (app.overlay.cursor && (!app.ask || app.ask.kind === 'select')) app.setHover((r.result?.handles ?? []) as string[]);
+    }, () => undefined).finally(() => {
+      hoverBusy = false;
+      if (hoverWanted) trackHover(hoverWanted);
+    });
+  };
+
+  // ---- grips ----
+  let gripPress: { x: number; y: number } | null = null;
+  const gripAt = (sx: number, sy: number): Grip | null => {
+    let best: Grip | null = null, bestD = GRIP_PX + 2;
+    for (const g of app.grips) {
+      const [gx, gy] = view.toScreen(g.at[0], g.at[1]);
+      const d = Math.max(Math.abs(gx - sx), Math.abs(gy - sy));
+      if (d <= bestD) {
+        best = g;
+        bestD = d;
+      }
+    }
+    return best;
+  };
+  /** Drags a grip: the stretch point is asked like any point (snaps, ortho, typed coordinates). */
+  const dragGrip = async (g: Grip): Promise<void> => {
+    const rec = app.gripRecs.get(g.handle);
+    if (!rec || app.docId === null) return;
+    app.busy = true;
+    app.setHover([]);
+    app.overlay.hotGrip = g.at;
+    app.preview = (to) => gripPreview(rec, g, to, (x, y) => view.toScreen(x, y));
+    try {
+      const to = await app.point('** STRETCH ** Specify stretch point:', g.at);
+      if (!to) return;
+      const edit = gripEdit(rec, g, to);
+      if (!edit) {
+        app.note('That would make the entity degenerate', true);
+        return;
+      }
+      await app.api.op(edit.op, { document_id: app.docId, ...edit.fields });
+    } catch (err) {
+      if (!(err instanceof Cancelled)) fail(err);
+    } finally {
+      app.preview = null;
+      app.overlay.hotGrip = null;
+      app.busy = false;
+      app.overlayOnly();
+      app.nextPrompt();
+    }
+  };
+
   const bandsFor = (sx: number, sy: number): void => {
     const a = app.ask;
     app.overlay.bands = [];
+    if (app.preview && a?.kind === 'point') {
+      const t0 = performance.now();
+      const to = app.overlay.snap ? app.overlay.snap.at : orthoed(view.toWorld(sx, sy), a.base);
+      app.overlay.bands.push(...app.preview(to));
+      app.stats.previewMs = performance.now() - t0;
+    }
     if (a && (a.kind === 'point' || a.kind === 'value') && a.base) {
       const [bx, by] = view.toScreen(a.base[0], a.base[1]);
       const target = app.overlay.snap ? view.toScreen(app.overlay.snap.at[0], app.overlay.snap.at[1]) : [sx, sy];
@@ -164,13 +242,28 @@ export function bindInput(app: App, canvas: HTMLCanvasElement, cmd: CommandLine,
       else if (!a && !app.busy) contextMenu(ev.clientX, ev.clientY);
       return;
     }
-    if (ev.button === 0) down = { x, y, button: 0, shift: ev.shiftKey };
+    if (ev.button === 0) {
+      const g = !app.ask && !app.busy && !ev.shiftKey ? gripAt(x, y) : null;
+      if (g) {
+        gripPress = { x, y };
+        void dragGrip(g);
+        return;
+      }
+      down = { x, y, button: 0, shift: ev.shiftKey };
+    }
   });
 
   window.addEventListener('mouseup', (ev) => {
     const [x, y] = local(ev);
     if (panning) {
       panning = null;
+      return;
+    }
+    if (gripPress) {
+      // a grip dragged and dropped answers at once; a grip clicked waits for the next click
+      const moved = Math.hypot(x - gripPress.x, y - gripPress.y) > DRAG_PX;
+      gripPress = null;
+      if (moved && app.ask?.kind === 'point') void pickPoint(x, y);
       return;
     }
     const d = down;
@@ -224,10 +317,15 @@ export function bindInput(app: App, canvas: HTMLCanvasElement, cmd: CommandLine,
     if (app.ask?.kind === 'point') trackSnap(w);
     bandsFor(x, y);
     app.overlayOnly();
+    // what a click or the window would take, highlighted before the click
+    if (!app.ask || app.ask.kind === 'select') trackHover(from ? { window: [from.x, from.y, x, y] } : { at: w });
+    else app.setHover([]);
   });
 
   canvas.addEventListener('mouseleave', () => {
     app.overlay.cursor = null;
+    app.setHover([]);
+    hoverWanted = null;
     app.overlayOnly();
   });
 

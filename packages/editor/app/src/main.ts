@@ -60,6 +60,9 @@ async function main(): Promise<void> {
     get version() { return app.version; },
     get selection() { return [...app.selection]; },
     get prompt() { return app.ask?.message ?? null; },
+    get grips() { return app.grips.map((g) => ({ handle: g.handle, at: g.at, role: g.role })); },
+    get hover() { return [...app.hover]; },
+    get stats() { return { ...app.stats }; },
     /** The document whose display list a frame has drawn, or null. */
     get drawn() { return app.shown && app.view.stats.frames > app.shown.frame ? app.shown.document_id : null; },
     toScreen: (x: number, y: number) => app.view.toScreen(x, y),

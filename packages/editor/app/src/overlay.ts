@@ -14,9 +14,15 @@ export interface OverlayState {
   bands: [number, number, number, number][];
   grid: { spacing: number; origin: [number, number] } | null;
   dark: boolean;
+  /** Grips of the selection (drawing units), the hot one (being dragged) drawn red. */
+  grips: [number, number][];
+  hotGrip: [number, number] | null;
   /** A note shown next to the cursor until a time (performance.now()). */
   note: { text: string; err: boolean; until: number } | null;
 }
+
+/** Half the size of a grip square in CSS pixels (AutoCAD's GRIPSIZE). */
+export const GRIP_PX = 4;
 
 export function drawOverlay(c: HTMLCanvasElement, s: OverlayState, dpr: number, worldToScreen: (x: number, y: number) => [number, number]): void {
   const w = c.clientWidth, h = c.clientHeight;
@@ -73,6 +79,23 @@ export function drawOverlay(c: HTMLCanvasElement, s: OverlayState, dpr: number, 
     g.stroke();
     const r = s.pickBox;
     g.strokeRect(x - r + 0.5, y - r + 0.5, 2 * r, 2 * r);
+  }
+  if (s.grips.length) {
+    // AutoCAD's grips: filled blue squares, the hot one red
+    const r = GRIP_PX;
+    g.fillStyle = '#2f6fff';
+    g.strokeStyle = s.dark ? '#dfe5ec' : '#1c232b';
+    for (const [gx, gy] of s.grips) {
+      const [x, y] = worldToScreen(gx, gy);
+      if (x < -r || y < -r || x > w + r || y > h + r) continue;
+      g.fillRect(Math.round(x) - r, Math.round(y) - r, 2 * r, 2 * r);
+      g.strokeRect(Math.round(x) - r + 0.5, Math.round(y) - r + 0.5, 2 * r - 1, 2 * r - 1);
+    }
+    if (s.hotGrip) {
+      const [x, y] = worldToScreen(s.hotGrip[0], s.hotGrip[1]);
+      g.fillStyle = '#ff3b30';
+      g.fillRect(Math.round(x) - r, Math.round(y) - r, 2 * r, 2 * r);
+    }
   }
   if (s.snap) {
     const [x, y] = worldToScreen(s.snap.at[0], s.snap.at[1]);
