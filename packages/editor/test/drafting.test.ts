@@ -4,12 +4,13 @@
 // dialog), the clipboard, and the layout with ten drawings open. One browser and one server for
 // the whole file: each Chromium start costs seconds.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodePng } from '../../engine/test/render-helpers.js';
 import { at, click, hasChromium, launch, openEditor, settle, startEditor, waitFor, type EditorServer } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'lw-drafting-'));
@@ -294,5 +295,55 @@ describe.skipIf(!hasChromium)('the editor as a drafting tool', () => {
     const w0 = (await page.locator('#gl').boundingBox())!.width;
     await page.locator('button.collapse[data-panel="properties"]').click();
     await waitFor(async () => (await page.locator('#gl').boundingBox())!.width, (w) => w > w0 + 150);
+  });
+
+  it('draws gradient hatches as gradients, pixel for pixel the colours of the PNG plot', async () => {
+    const file = join(dir, 'gradient-hatches.dxf');
+    copyFileSync(new URL('./fixtures/gradient-hatches.dxf', import.meta.url), file);
+    const opened = await s.api.post('/api/v1/documents', { path: file });
+    expect(opened.status, opened.text).toBe(201);
+    const id = (opened.json.document_id ?? opened.json.result.document_id) as number;
+    await waitFor(() => page.evaluate(() => (globalThis as any).linework.drawn as number | null), (d) => d === id);
+    expect((await s.api.post('/api/v1/view_focus', { bounds: [-5, -5, 175, 65], margin: 0 })).status).toBe(200);
+    await page.mouse.move(2, 2);
+    await settle(page);
+    const box = (await page.locator('#gl').boundingBox())!;
+    const v = await page.evaluate(() => {
+      const view = (globalThis as any).linework.app.view;
+      return { cx: view.cx as number, cy: view.cy as number, scale: view.scale as number };
+    });
+    const W = Math.round(box.width), Hh = Math.round(box.height);
+    // the preview's margin (see editor.test.ts): ask for exactly the area on screen
+    const short = Math.min(W, Hh);
+    const m = Math.min(short / 4, Math.max(8, short * 0.05));
+    const pw = (W - 2 * m) / v.scale, ph = (Hh - 2 * m) / v.scale;
+    const pr = await s.api.post('/api/v1/preview', { width: W, height: Hh, area: [v.cx - pw / 2, v.cy - ph / 2, v.cx + pw / 2, v.cy + ph / 2] });
+    expect(pr.status, pr.text).toBe(200);
+    const plot = decodePng(Buffer.from(pr.json.result.data, 'base64'));
+    const shot = await page.screenshot({ clip: { x: box.x, y: box.y, width: W, height: Hh } });
+    const screen = decodePng(shot);
+    if (process.env.LINEWORK_EDITOR_SHOTS) {
+      writeFileSync(join(process.env.LINEWORK_EDITOR_SHOTS, 'gradient-screen.png'), shot);
+      writeFileSync(join(process.env.LINEWORK_EDITOR_SHOTS, 'gradient-plot.png'), Buffer.from(pr.json.result.data, 'base64'));
+    }
+    // every strongly coloured pixel of the plot (the gradients) has its colour on screen within a pixel
+    let n = 0, same = 0;
+    for (let y = 2; y < Hh - 2; y += 3) {
+      for (let x = 2; x < W - 2; x += 3) {
+        const c = plot.at(x, y);
+        if (Math.max(c[0], c[1], c[2]) - Math.min(c[0], c[1], c[2]) < 80) continue;
+        n++;
+        let hit = false;
+        for (let dy = -1; dy <= 1 && !hit; dy++) {
+          for (let dx = -1; dx <= 1 && !hit; dx++) {
+            const d = screen.at(x + dx, y + dy);
+            if (Math.abs(d[0] - c[0]) + Math.abs(d[1] - c[1]) + Math.abs(d[2] - c[2]) <= 36) hit = true;
+          }
+        }
+        if (hit) same++;
+      }
+    }
+    expect(n).toBeGreaterThan(5000);
+    expect(same / n).toBeGreaterThan(0.97);
   });
 });
