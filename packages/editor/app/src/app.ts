@@ -441,8 +441,8 @@ export class App {
     });
   }
 
-  point(message: string, base?: Point, optional = false): Promise<Point | null> {
-    return this.request<Point | null>((resolve, reject) => ({ kind: 'point', message, base, optional, resolve, reject }));
+  point(message: string, base?: Point, optional = false, keywords?: readonly string[]): Promise<Point | null> {
+    return this.request<Point | null>((resolve, reject) => ({ kind: 'point', message, base, optional, ...(keywords ? { keywords } : {}), resolve, reject }));
   }
 
   select(message: string, count?: number, types?: string[]): Promise<string[]> {
@@ -509,8 +509,8 @@ export class App {
     setTimeout(() => this.overlayOnly(), 2600);
   }
 
-  value(message: string, base?: Point): Promise<string> {
-    return this.request<string>((resolve, reject) => ({ kind: 'value', message, base, resolve, reject }));
+  value(message: string, base?: Point, text = false): Promise<string> {
+    return this.request<string>((resolve, reject) => ({ kind: 'value', message, base, ...(text ? { text } : {}), resolve, reject }));
   }
 
   /** Ends what is being asked (Esc); an engine pick is cancelled on the server too. */

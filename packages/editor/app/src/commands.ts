@@ -5,14 +5,16 @@
 // through entities_transform / entities_delete. Each command is one undo step.
 import { ApiError } from './api.js';
 import type { App } from './app.js';
-import { Cancelled, fmt, parsePoint, type Point } from './prompts.js';
+import { Cancelled, Keyword, fmt, matchKeyword, parsePoint, type Point } from './prompts.js';
 import { closeDrawing, newDrawing, openDrawing, quickSave, saveAs } from './file-commands.js';
 import { helpDialog } from './dialogs.js';
 import { copyClip, pasteClip } from './clipboard.js';
+import { arcCommand, ellipseCommand, mtextCommand, plineCommand, polygonCommand, rectangCommand, splineCommand, textCommand } from './draw-commands.js';
 
 const ALIASES: Record<string, string> = {
   L: 'LINE', C: 'CIRCLE', PL: 'PLINE', E: 'ERASE', M: 'MOVE', CO: 'COPY', CP: 'COPY', RO: 'ROTATE', Z: 'ZOOM', U: 'UNDO', PO: 'POINT',
   SAVE: 'QSAVE', '?': 'HELP', CLOSEALL: 'CLOSE',
+  A: 'ARC', REC: 'RECTANG', RECTANGLE: 'RECTANG', POL: 'POLYGON', EL: 'ELLIPSE', SPL: 'SPLINE', DT: 'TEXT', DTEXT: 'TEXT', T: 'MTEXT', MT: 'MTEXT',
 };
 
 /** Commands the page runs itself, with or without arguments (the session's interpreter has no files). */
@@ -21,7 +23,14 @@ const PAGE_COMMANDS = new Set(['NEW', 'OPEN', 'QSAVE', 'SAVEAS', 'CLOSE', 'HELP'
 /** HELP's list: every command the command line knows, and what it does. */
 export const COMMAND_HELP: [string, string][] = [
   ['LINE (L)', 'lines from point to point; Enter ends, C closes'],
-  ['PLINE (PL)', 'a polyline'],
+  ['PLINE (PL)', 'a polyline; A switches to arcs (tangent), L back to lines, C closes, U undoes a point'],
+  ['ARC (A)', 'three points, or start, CE(nter), end'],
+  ['RECTANG (REC)', 'two corners'],
+  ['POLYGON (POL)', 'sides, centre, Inscribed / Circumscribed, radius'],
+  ['ELLIPSE (EL)', 'axis ends (or C(enter) and one end), distance to the other axis'],
+  ['SPLINE (SPL)', 'fit points; Enter ends, C closes'],
+  ['TEXT (DT)', 'start point, height, rotation, text; double click a text to edit it'],
+  ['MTEXT (T, MT)', 'two corners (its width), then the text (\\P: new paragraph)'],
   ['CIRCLE (C)', 'centre and radius'],
   ['POINT (PO)', 'a point'],
   ['MOVE (M) / COPY (CO) / ROTATE (RO)', 'the selection (or objects picked) by base and second point'],
@@ -51,7 +60,7 @@ export const KEY_HELP: [string, string][] = [
 ];
 
 /** Commands that prompt step by step when typed without their arguments. */
-const INTERACTIVE = new Set(['LINE', 'PLINE', 'CIRCLE', 'POINT', 'MOVE', 'COPY', 'ROTATE', 'ERASE', 'ZOOM']);
+const INTERACTIVE = new Set(['LINE', 'PLINE', 'CIRCLE', 'POINT', 'MOVE', 'COPY', 'ROTATE', 'ERASE', 'ZOOM', 'ARC', 'RECTANG', 'POLYGON', 'ELLIPSE', 'SPLINE', 'TEXT', 'MTEXT']);
 
 export interface CommandLine {
   focus: (initial: string, enter?: boolean) => void;
@@ -119,8 +128,23 @@ export function bindCommandLine(app: App): CommandLine {
       case 'HELP':
         await helpDialog(COMMAND_HELP, KEY_HELP);
         return;
-      case 'LINE':
-      case 'PLINE': {
+      case 'PLINE':
+        return plineCommand(app);
+      case 'ARC':
+        return arcCommand(app);
+      case 'RECTANG':
+        return rectangCommand(app);
+      case 'POLYGON':
+        return polygonCommand(app);
+      case 'ELLIPSE':
+        return ellipseCommand(app);
+      case 'SPLINE':
+        return splineCommand(app);
+      case 'TEXT':
+        return textCommand(app);
+      case 'MTEXT':
+        return mtextCommand(app);
+      case 'LINE': {
         const pts: Point[] = [await pointOrValue('Specify first point:')];
         for (;;) {
           const p = await app.point(`Specify next point${pts.length > 1 ? ' or [Close]' : ''}:`, pts[pts.length - 1], true);
@@ -212,6 +236,11 @@ export function bindCommandLine(app: App): CommandLine {
       if (a.kind === 'point') {
         if (!text.trim()) {
           if (a.optional) a.resolve(null);
+          return;
+        }
+        const kw = a.keywords ? matchKeyword(text, a.keywords) : null;
+        if (kw) {
+          a.reject(new Keyword(kw));
           return;
         }
         const cursor = app.overlay.cursor ? app.view.toWorld(app.overlay.cursor[0], app.overlay.cursor[1]) : null;

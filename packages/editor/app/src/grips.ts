@@ -157,9 +157,9 @@ export function gripEdit(r: Rec, g: Grip, to: Point): GripEdit | null {
       const s = g.role === 'arc-start' ? to : a.s, e = g.role === 'arc-end' ? to : a.e, m = g.role === 'arc-mid' ? to : a.m;
       const c = circumcenter(s, m, e);
       if (!c) return null;
-      // counter-clockwise from start to end through the middle: swap when the middle lies clockwise
-      const ccw = (m[0] - s[0]) * (e[1] - s[1]) - (m[1] - s[1]) * (e[0] - s[0]) < 0;
-      const [from, toP] = ccw ? [s, e] : [e, s];
+      // DXF arcs run counter-clockwise: s, m, e turning clockwise make the arc from e to s
+      const cw = (m[0] - s[0]) * (e[1] - s[1]) - (m[1] - s[1]) * (e[0] - s[0]) < 0;
+      const [from, toP] = cw ? [e, s] : [s, e];
       return set({ center: [c[0], c[1], z(r.center)], radius: Math.hypot(s[0] - c[0], s[1] - c[1]), start_angle: norm(deg(c, from)), end_angle: norm(deg(c, toP)) });
     }
     case 'vertex':

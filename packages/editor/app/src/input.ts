@@ -13,6 +13,7 @@ import { clipboard } from './clipboard.js';
 import { gripEdit, gripPreview, type Grip } from './grips.js';
 import { GRIP_PX } from './overlay.js';
 import { Cancelled } from './prompts.js';
+import { editText } from './draw-commands.js';
 
 const DRAG_PX = 4;
 
@@ -204,6 +205,25 @@ export function bindInput(app: App, canvas: HTMLCanvasElement, cmd: CommandLine,
   };
 
   canvas.addEventListener('contextmenu', (ev) => ev.preventDefault());
+
+  // a double click on a text edits it in place of the command line
+  canvas.addEventListener('dblclick', (ev) => {
+    if (app.ask || app.busy || app.docId === null) return;
+    const [x, y] = local(ev);
+    void app.api.op('pick', { document_id: app.docId, point: view.toWorld(x, y), aperture: aperture(), layout: app.layout }).then(async (r) => {
+      const i = ((r.result?.types ?? []) as string[]).findIndex((t) => t === 'Text' || t === 'MText');
+      if (i < 0 || app.ask || app.busy) return;
+      app.busy = true;
+      try {
+        await editText(app, (r.result.handles as string[])[i]!);
+      } catch (err) {
+        if (!(err instanceof Cancelled)) fail(err);
+      } finally {
+        app.busy = false;
+        app.nextPrompt();
+      }
+    }, fail);
+  });
 
   const contextMenu = (x: number, y: number): void => {
     const last = cmd.lastCommand();
