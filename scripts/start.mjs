@@ -1,9 +1,11 @@
 // `npm start`: the product on embedded defaults, wired together. Starts the API key service
-// (SQLite in ./data), waits for its address, then the drawing automation server (headless) with
+// (SQLite in ./data), waits for its address, then the drawing automation server with
 // `--keys-url` pointing at it: the session token works as always, and API keys of the key service
-// are accepted too, each organization in its own folder of ./data/drawings. Ctrl-C stops both.
+// are accepted too, each organization in its own folder of ./data/drawings. The server opens the
+// sample drawing (a copy in the workspace, so saving it leaves the shipped one alone) in the
+// graphical editor and the link to the editor is printed last. Ctrl-C stops both.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 
 const root = new URL('..', import.meta.url).pathname;
 const keysBin = 'packages/keys/bin/linework-keys.js';
@@ -53,6 +55,21 @@ const keysUrl = await new Promise((resolve) => {
 if (!stopping) {
   // Organization folders go under the workspace root: ./data/drawings unless LINEWORK_ROOT names one.
   const workspace = process.env.LINEWORK_ROOT ? [] : ['--root', 'data/drawings'];
-  if (workspace.length) mkdirSync(root + 'data/drawings', { recursive: true });
-  run('linework', lineworkBin, ['--http', process.env.LINEWORK_PORT ?? '8080', '--keys-url', keysUrl, ...workspace], 'inherit');
+  mkdirSync(root + 'data/drawings', { recursive: true });
+  const sample = 'data/drawings/sample.dxf';
+  if (!existsSync(root + sample)) copyFileSync(root + 'samples/sample.dxf', root + sample);
+  const server = run('linework', lineworkBin, ['--http', process.env.LINEWORK_PORT ?? '8080', '--keys-url', keysUrl, ...workspace, sample], 'pipe');
+  // the server's lines go on through; its editor link is repeated last, where a newcomer looks
+  let seen = '';
+  server.stderr.on('data', (chunk) => {
+    process.stderr.write(chunk);
+    if (seen === null) return;
+    seen += chunk.toString();
+    const m = /^editor: (\S+)$/m.exec(seen);
+    if (m) {
+      seen = null;
+      // after the lines the server prints with it (addresses, the token)
+      setTimeout(() => console.error(`\nLinework is running. Open the editor on the sample drawing:\n  ${m[1]}\n`), 300);
+    }
+  });
 }

@@ -2,7 +2,7 @@
 // operation records, interactive picks and the change events.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { DispatcherApi, OpDef, ProtocolRequest, ProtocolResponse } from './protocol.js';
+import type { DispatchOptions, DispatcherApi, OpDef, ProtocolRequest, ProtocolResponse } from './protocol.js';
 import { OpError } from './protocol.js';
 import type { DocumentApi } from './dxf.js';
 import { BudgetError } from './dxf.js';
@@ -74,6 +74,8 @@ interface PendingEntry {
   prompt: PendingPrompt;
   resolve: (r: ProtocolResponse) => void;
   documentId: number | null;
+  /** Stops watching the client's signal. */
+  unlisten?: () => void;
 }
 
 /** Fields of a request the dispatcher reads; they never reach an op's schema. */
@@ -267,6 +269,7 @@ export class Engine implements DispatcherApi {
     const p = this.pending.get(requestId);
     if (!p) return false;
     this.pending.delete(requestId);
+    p.unlisten?.();
     const store = p.documentId !== null ? this.documents.get(p.documentId) ?? null : null;
     const res: ProtocolResponse = {
       ok: true, status: 'completed', result, request_id: requestId,
@@ -281,13 +284,14 @@ export class Engine implements DispatcherApi {
     return true;
   }
 
-  /** Ends a pending pick with code `cancelled`. */
-  cancelPending(requestId: string, reason = 'cancelled by request'): boolean {
+  /** Ends a pending pick with code `cancelled` (or `gui_closed`: no editor was there to answer it). */
+  cancelPending(requestId: string, reason = 'cancelled by request', code: 'cancelled' | 'gui_closed' = 'cancelled'): boolean {
     const p = this.pending.get(requestId);
     if (!p) return false;
     this.pending.delete(requestId);
+    p.unlisten?.();
     const res: ProtocolResponse = {
-      ok: false, code: 'cancelled', error: `operation ${requestId} (${p.record.op}) was cancelled: ${reason}`,
+      ok: false, code, error: `operation ${requestId} (${p.record.op}) was cancelled: ${reason}`,
       status: 'cancelled', request_id: requestId, session_id: this.sessionId, document_id: p.documentId ?? undefined,
     };
     p.record.status = 'cancelled';
@@ -321,7 +325,7 @@ export class Engine implements DispatcherApi {
 
   // ---- dispatch ----------------------------------------------------------------------------
 
-  dispatch(req: ProtocolRequest): Promise<ProtocolResponse> {
+  dispatch(req: ProtocolRequest, options: DispatchOptions = {}): Promise<ProtocolResponse> {
     if (this.queued >= LIMITS.maxQueue) {
       return Promise.resolve(this.failure(req, new OpError('busy', `the dispatcher has ${this.queued} requests waiting; try again later`)));
     }
@@ -329,7 +333,7 @@ export class Engine implements DispatcherApi {
     let later: Promise<ProtocolResponse> | null = null;
     const run = this.queue.then(async () => {
       try {
-        const out = await this.runOne(req);
+        const out = await this.runOne(req, options.signal);
         if ('later' in out) later = out.later;
         else return out;
       } catch (err) {
@@ -362,7 +366,7 @@ export class Engine implements DispatcherApi {
   }
 
   /** Runs one request; `later` is the answer of a pick that waits for the user (the queue moves on). */
-  private async runOne(raw: ProtocolRequest): Promise<ProtocolResponse | { later: Promise<ProtocolResponse> }> {
+  private async runOne(raw: ProtocolRequest, signal?: AbortSignal): Promise<ProtocolResponse | { later: Promise<ProtocolResponse> }> {
     if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
       throw new OpError('invalid_request', 'a request must be a JSON object with `protocol` 1 and `op`');
     }
@@ -470,7 +474,7 @@ export class Engine implements DispatcherApi {
     }
     if (diff) this.emitDiff('changed', store!, diff, requestId);
 
-    if (out instanceof Pending) return this.registerPending(op, record, out, ctx);
+    if (out instanceof Pending) return this.registerPending(op, record, out, ctx, signal);
 
     const reply = out instanceof Reply ? out : new Reply(out);
     const target = reply.fields.document_id !== undefined ? this.documents.get(reply.fields.document_id) ?? null : ctx.store ?? this.active;
@@ -495,13 +499,24 @@ export class Engine implements DispatcherApi {
     return res;
   }
 
-  private registerPending(op: EngineOp, record: OperationRecord, p: Pending, ctx: OpContext): ProtocolResponse | { later: Promise<ProtocolResponse> } {
+  private registerPending(op: EngineOp, record: OperationRecord, p: Pending, ctx: OpContext, signal?: AbortSignal): ProtocolResponse | { later: Promise<ProtocolResponse> } {
     const documentId = ctx.store?.id ?? null;
     let resolve!: (r: ProtocolResponse) => void;
     const promise = new Promise<ProtocolResponse>((r) => (resolve = r));
     record.status = 'pending';
     const prompt: PendingPrompt = { ...p.prompt, request_id: record.request_id, op: op.name, document_id: documentId };
-    this.pending.set(record.request_id, { record, resolve, documentId, prompt });
+    const entry: PendingEntry = { record, resolve, documentId, prompt };
+    this.pending.set(record.request_id, entry);
+    // A client that waits for the answer and goes away takes its pick with it (a pick asked with
+    // wait false is polled later, possibly over another connection: it stays).
+    if (p.wait && signal) {
+      const gone = (): void => void this.cancelPending(record.request_id, 'the client went away');
+      if (signal.aborted) queueMicrotask(gone);
+      else {
+        signal.addEventListener('abort', gone, { once: true });
+        entry.unlisten = () => signal.removeEventListener('abort', gone);
+      }
+    }
     this.emit('operation_pending', ctx.store, { request_id: record.request_id, op: op.name });
     this.gui?.prompt(prompt);
     if (!p.wait) {

@@ -22,7 +22,8 @@ export const ERROR_CODES: Record<string, string> = {
   internal_error: 'a bug: the handler failed unexpectedly; nothing changed',
   // operations
   unknown_operation: 'operation / cancel: no request with that request_id',
-  cancelled: 'an interactive operation was ended by cancel',
+  cancelled: 'an interactive operation was ended by cancel, by the user (Esc), or because its client went away',
+  gui_closed: 'an interactive operation waited while no editor was open (30 s with no editor page connected)',
   gui_required: 'user_select / getpoint on a headless server',
   document_modified: 'closing a document with unsaved changes without discard',
   file_not_found: 'open / embed_image: no such file',

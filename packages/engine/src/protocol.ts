@@ -130,7 +130,16 @@ export interface DispatcherApi {
   /** The application's version string (readiness `version`). */
   readonly appVersion: string;
   /** Runs one request; requests are queued and run one at a time. Never rejects. */
-  dispatch(req: ProtocolRequest): Promise<ProtocolResponse>;
+  dispatch(req: ProtocolRequest, options?: DispatchOptions): Promise<ProtocolResponse>;
+}
+
+/** What a transport tells the dispatcher about the request's client. */
+export interface DispatchOptions {
+  /**
+   * Aborted when the client that sent the request went away (its connection closed, its input
+   * ended): a pick it is waiting for is cancelled at once and leaves the screen.
+   */
+  signal?: AbortSignal;
 }
 
 /** Failure codes whose requests the HTTP mutation wrapper retries once after a state refresh. */

@@ -60,6 +60,7 @@ const PERMISSIONS: Record<string, string[]> = {
   pick: ['drawings:read'],
   answer: ['drawings:read'],
   layer_set: ['layers:write'],
+  files_list: ['drawings:read'],
   // construct and modify operations
   offset: ['drawings:write'], trim: ['drawings:write'], extend: ['drawings:write'], fillet: ['drawings:write'],
   chamfer: ['drawings:write'], break: ['drawings:write'], join: ['drawings:write'],

@@ -3,6 +3,7 @@
 import {
   OpError,
   RETRYABLE_CODES,
+  type DispatchOptions,
   type DispatcherApi,
   type HttpInput,
   type HttpRoute,
@@ -96,7 +97,7 @@ export class HttpApi {
     // Authentication comes after the request was read and size-checked (the wire did both), and
     // before routing answers anything: without a credential, unknown paths and methods are 401.
     const header = req.headers.authorization;
-    if (this.auth.matchesBearer(header)) return this.execute(this.plan(req), this.local);
+    if (this.auth.matchesBearer(header)) return this.execute(this.plan(req), this.local, req.signal);
     const hosted = this.options.hosted;
     const key = header?.startsWith('Bearer ') ? header.slice(7) : undefined;
     if (hosted && looksLikeApiKey(key)) return this.routeWithKey(req, key, hosted);
@@ -120,7 +121,7 @@ export class HttpApi {
     const withLimits = (r: { reply: HttpReply; op?: string }): { reply: HttpReply; op?: string } =>
       admission.ratelimit ? { ...r, reply: { ...r.reply, headers: { ...r.reply.headers, ...rateLimitHeaders(admission.ratelimit, false) } } } : r;
     // 404, 405 and GET /openapi run no op: they need no organization's session.
-    if (!op) return withLimits(await this.execute(plan, this.local));
+    if (!op) return withLimits(await this.execute(plan, this.local, req.signal));
     // The request runs where the organization's session lives (its worker); the answer comes back encoded.
     return withLimits({ reply: await hosted.orgs.http(admission.orgId, { method: req.method, target: req.target, body: req.body }), op: op.name });
   }
@@ -160,7 +161,8 @@ export class HttpApi {
     return { kind: 'reply', reply: fail(404, 'unknown_route', `no route ${method} /api/v1${segments.length ? '/' + segments.join('/') : ''}; GET /api/v1/openapi lists the routes`) };
   }
 
-  private async execute(plan: Plan, session: HttpSession): Promise<{ reply: HttpReply; op?: string }> {
+  private async execute(plan: Plan, session: HttpSession, signal?: AbortSignal): Promise<{ reply: HttpReply; op?: string }> {
+    const via: DispatchOptions = signal ? { signal } : {};
     switch (plan.kind) {
       case 'reply':
         return { reply: plan.reply };
@@ -171,10 +173,10 @@ export class HttpApi {
         return { reply: { status: 200, body: plan.bare ? this.openapi : { ...this.openapi, http_status: 200 } } };
       case 'route': {
         const input: HttpInput = { params: plan.params, query: plan.query, body: parseBody(plan.body) };
-        return { reply: await session.runRoute(plan.op, plan.route, input), op: plan.op.name };
+        return { reply: await session.runRoute(plan.op, plan.route, input, via), op: plan.op.name };
       }
       case 'passthrough':
-        return { reply: await session.runPassthrough(plan.op.name, parseBody(plan.body)), op: plan.op.name };
+        return { reply: await session.runPassthrough(plan.op.name, parseBody(plan.body), via), op: plan.op.name };
     }
   }
 }
@@ -199,7 +201,7 @@ class HttpSession {
   }
 
   /** A declared route of the catalogue. */
-  async runRoute(op: OpDef, route: HttpRoute, input: HttpInput): Promise<HttpReply> {
+  async runRoute(op: OpDef, route: HttpRoute, input: HttpInput, via: DispatchOptions = {}): Promise<HttpReply> {
     let fields: Record<string, unknown>;
     try {
       fields = route.fromHttp ? route.fromHttp(input) : isObject(input.body) ? { ...input.body } : {};
@@ -207,22 +209,22 @@ class HttpSession {
       if (err instanceof OpError) return replyOf({ ok: false, code: err.code, error: err.message, ...(err.details !== undefined ? { details: err.details } : {}) }, route);
       return fail(400, 'invalid_request', `the request cannot be read: ${(err as Error)?.message ?? String(err)}`);
     }
-    const res = route.wrapper ? await this.wrapped(op.name, fields) : await this.plain({ ...fields, protocol: 1, op: op.name });
+    const res = route.wrapper ? await this.wrapped(op.name, fields, via) : await this.plain({ ...fields, protocol: 1, op: op.name }, via);
     return replyOf(res, route);
   }
 
   /** `POST /{op}`: the wrapper ops through the wrapper, every other op as protocol 1 with `rest-<serial>`. */
-  async runPassthrough(name: string, body: unknown): Promise<HttpReply> {
+  async runPassthrough(name: string, body: unknown, via: DispatchOptions = {}): Promise<HttpReply> {
     const fields = isObject(body) ? { ...body } : {};
-    if (WRAPPER_OPS.has(name)) return replyOf(await this.wrapped(name, fields), null);
+    if (WRAPPER_OPS.has(name)) return replyOf(await this.wrapped(name, fields, via), null);
     const given = fields.request_id;
     const requestId = given === undefined || given === null || given === '' ? `rest-${++this.restSerial}` : given;
-    return replyOf(await this.plain({ ...fields, protocol: 1, op: name, request_id: requestId as string }), null);
+    return replyOf(await this.plain({ ...fields, protocol: 1, op: name, request_id: requestId as string }, via), null);
   }
 
   /** Plain run: the request as built, no retry. */
-  private async plain(req: ProtocolRequest): Promise<ProtocolResponse> {
-    const res = await this.api.dispatch(req);
+  private async plain(req: ProtocolRequest, via: DispatchOptions): Promise<ProtocolResponse> {
+    const res = await this.api.dispatch(req, via);
     this.noteDocument(res);
     return res;
   }
@@ -231,14 +233,14 @@ class HttpSession {
    * The mutation wrapper (Rules 1, 2): generated request id, cached document id, body fields over
    * both; on a retryable failure one state re-read (refreshing the cached id) and one retry.
    */
-  private async wrapped(op: string, fields: Record<string, unknown>): Promise<ProtocolResponse> {
+  private async wrapped(op: string, fields: Record<string, unknown>, via: DispatchOptions): Promise<ProtocolResponse> {
     const requestId = `http-${this.pid}-${++this.wrapperCounter}`;
     const build = (): ProtocolRequest => {
       const req: Record<string, unknown> = { request_id: requestId };
       if (this.cachedDocumentId !== undefined) req.document_id = this.cachedDocumentId;
       return { ...req, ...fields, protocol: 1, op };
     };
-    let res = await this.api.dispatch(build());
+    let res = await this.api.dispatch(build(), via);
     this.noteDocument(res);
     if (!res.ok && res.code !== undefined && RETRYABLE_CODES.includes(res.code)) {
       const state = await this.api.dispatch({ protocol: 1, op: this.stateOp });
@@ -246,7 +248,7 @@ class HttpSession {
       if (state.ok && isObject(state.result) && typeof state.result.document_id === 'number') {
         this.cachedDocumentId = state.result.document_id;
       }
-      res = await this.api.dispatch(build());
+      res = await this.api.dispatch(build(), via);
       this.noteDocument(res);
     }
     const { state: _state, ...rest } = res;

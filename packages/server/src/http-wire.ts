@@ -21,6 +21,8 @@ export interface RawRequest {
   body: Buffer;
   /** True when a declared Content-Length above the limit made the body empty. */
   bodyTooLarge: boolean;
+  /** Aborted when the client goes away before its answer is written (a pick it waits for ends). */
+  signal?: AbortSignal;
 }
 
 export interface HttpReply {
@@ -373,7 +375,15 @@ export function serveConnection(socket: Socket, handler: RequestHandler, opts: W
     // read whole: from here on only the idle limit applies (the dispatcher's time does not count)
     watch.deadline = Infinity;
     bodyParts = [];
-    const req: RawRequest = { method, target, headers, body, bodyTooLarge };
+    // The client closing its side while the request runs means it went away: the only clients
+    // that half-close and still read (none seen in practice) would lose a pending pick.
+    const gone = new AbortController();
+    const abort = (): void => {
+      if (phase === 'handling') gone.abort();
+    };
+    socket.once('end', abort);
+    socket.once('close', abort);
+    const req: RawRequest = { method, target, headers, body, bodyTooLarge, signal: gone.signal };
     let p: Promise<HttpReply>;
     try {
       p = handler(req);

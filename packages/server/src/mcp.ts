@@ -167,14 +167,16 @@ export function createMcpServer(api: DispatcherApi, only?: readonly string[]): M
   const all = buildGroupTools(api.catalogue);
   const byName = new Map(groups.map((g) => [g.tool.name, g]));
   const renderer = findRenderer(api.catalogue);
-  const dispatch = (req: ProtocolRequest): Promise<ProtocolResponse> => api.dispatch(req);
+  // The SDK aborts a call's signal when the client cancels it or the transport closes: a pick the
+  // call waits for is cancelled then.
+  const dispatch = (req: ProtocolRequest, signal?: AbortSignal): Promise<ProtocolResponse> => api.dispatch(req, signal ? { signal } : {});
 
   // Tools: the low-level handlers, so the listing carries the exact schemas and the dispatcher
   // (not the SDK) validates the arguments.
   mcp.server.registerCapabilities({ tools: { listChanged: false } });
   const list: Tool[] = groups.map((g) => g.tool);
   mcp.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: list }));
-  mcp.server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+  mcp.server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const name = request.params.name;
     const args = isObject(request.params.arguments) ? request.params.arguments : {};
     const group = byName.get(name);
@@ -205,7 +207,7 @@ export function createMcpServer(api: DispatcherApi, only?: readonly string[]): M
     const fields = opFields(args);
     const isPreview = renderer !== undefined && op.name === renderer.name;
     if (isPreview && fields.format === undefined && isObject(toolInputSchema(op).properties) && 'format' in (toolInputSchema(op).properties as Json)) fields.format = 'png';
-    const res = await dispatch({ ...fields, protocol: 1, op: op.name });
+    const res = await dispatch({ ...fields, protocol: 1, op: op.name }, extra.signal);
     const img = isPreview && res.ok ? imageFrom(res.result) : null;
     if (!img) return toolResult(res);
     // The picture travels once, as image content; text and structuredContent keep the rest.

@@ -34,6 +34,9 @@ export function serveStdio(options: StdioOptions): Promise<void> {
     });
   };
   const writer = new OrderedWriter(write);
+  // The input ending takes the picks its requests wait for with it (the client can no longer
+  // send `cancel`); every other request is still answered.
+  const gone = new AbortController();
   const resumeWhenDrained = (): void => {
     if (input.isPaused() && writer.pending < MAX_IN_FLIGHT / 2) input.resume();
   };
@@ -42,7 +45,7 @@ export function serveStdio(options: StdioOptions): Promise<void> {
     (line) => {
       const parsed = parseLine(line);
       if (parsed.kind === 'blank') return;
-      const answer = parsed.kind === 'invalid' ? parsed.response : options.api.dispatch(parsed.req);
+      const answer = parsed.kind === 'invalid' ? parsed.response : options.api.dispatch(parsed.req, { signal: gone.signal });
       void writer.push(answer).then(resumeWhenDrained);
       if (writer.pending >= MAX_IN_FLIGHT) input.pause();
     },
@@ -54,6 +57,7 @@ export function serveStdio(options: StdioOptions): Promise<void> {
       if (ended) return;
       ended = true;
       splitter.end();
+      gone.abort();
       void writer.drained().then(() => resolve());
     };
     input.on('data', (chunk: Buffer | string) => splitter.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk));

@@ -2,7 +2,7 @@
 // with --keys-url, an API key) as `token`; clients are served concurrently while the dispatcher
 // runs one request at a time.
 import { createServer, type Server, type Socket } from 'node:net';
-import { type DispatcherApi, type OpDef, type ProtocolRequest, type ProtocolResponse } from '@linework/engine';
+import { type DispatchOptions, type DispatcherApi, type OpDef, type ProtocolRequest, type ProtocolResponse } from '@linework/engine';
 import type { TokenCheck } from './auth.js';
 import { looksLikeApiKey, type HostedAccess } from './hosted.js';
 import { LIMITS } from './config.js';
@@ -44,13 +44,13 @@ type Start = () => Promise<ProtocolResponse | EncodedLine>;
  * API key is verified for the op's permissions first, and the request runs in the key's
  * organization's session (leased until it is answered). Never rejects.
  */
-async function decide(options: TcpServerOptions, token: unknown, req: ProtocolRequest): Promise<Start> {
+async function decide(options: TcpServerOptions, token: unknown, req: ProtocolRequest, via: DispatchOptions): Promise<Start> {
   const refuse = (code: string, error: string, details?: Record<string, unknown>): Start => {
     const res: ProtocolResponse = { ok: false, code, error, ...(details ? { details } : {}) };
     if (typeof req.request_id === 'string' && req.request_id) res.request_id = req.request_id;
     return () => Promise.resolve(res);
   };
-  if (options.auth.matches(token)) return () => options.api.dispatch(req);
+  if (options.auth.matches(token)) return () => options.api.dispatch(req, via);
   const hosted = options.hosted;
   if (!hosted || !looksLikeApiKey(token)) return refuse('unauthorized', options.auth.tcpMessage(token, hosted !== undefined));
   const op = typeof req.op === 'string' ? opsOf(options.api).get(req.op) : undefined;
@@ -79,6 +79,13 @@ class StartInOrder {
 
 function serveTcpConnection(socket: Socket, options: TcpServerOptions, idleMs: number, maxLine: number): void {
   socket.setNoDelay(true);
+  // The client closing its side (or the connection dropping) takes the picks its requests wait
+  // for with it: it can no longer send `cancel`, and a pick must never hang. Other requests are
+  // still answered.
+  const gone = new AbortController();
+  socket.once('end', () => gone.abort());
+  socket.once('close', () => gone.abort());
+  const via: DispatchOptions = { signal: gone.signal };
   let inFlight = 0;
   let closing = false;
   const setIdle = (): void => {
@@ -114,7 +121,7 @@ function serveTcpConnection(socket: Socket, options: TcpServerOptions, idleMs: n
         return;
       }
       const { token, ...req } = parsed.req;
-      void answer(order.push(decide(options, token, req)));
+      void answer(order.push(decide(options, token, req, via)));
     },
     () => {
       // A line above the limit: answer with the error, then close.

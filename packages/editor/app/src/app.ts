@@ -3,9 +3,10 @@
 // change goes through the session's ops; what comes back (answers and events) updates the screen.
 import { Api } from './api.js';
 import { decodeFrame } from './frame.js';
-import { FLAG_SELECTED } from './gl.js';
+import { FLAG_HOVER, FLAG_SELECTED } from './gl.js';
 import { drawOverlay, type OverlayState } from './overlay.js';
 import { Cancelled, type Ask, type Point } from './prompts.js';
+import { GRIP_LIMIT, gripsOf, type Grip, type Rec } from './grips.js';
 import { Scene } from './scene.js';
 import { Atlas } from './text.js';
 import { DARK_BG, LIGHT_BG, View } from './view.js';
@@ -50,7 +51,17 @@ export class App {
   shown: { document_id: number; frame: number } | null = null;
   selection: string[] = [];
   toggles: Toggles = { grid: false, ortho: false, osnap: true, lwt: false, dark: true };
-  readonly overlay: OverlayState = { cursor: null, pickBox: PICK_PX, crosshair: true, snap: null, window: null, bands: [], grid: null, dark: true };
+  readonly overlay: OverlayState = { cursor: null, pickBox: PICK_PX, crosshair: true, snap: null, window: null, bands: [], grid: null, dark: true, note: null, grips: [], hotGrip: null };
+  /** The grips of the selection and the records they come from. */
+  grips: Grip[] = [];
+  readonly gripRecs = new Map<string, Rec>();
+  private gripSerial = 0;
+  /** Entities drawn highlighted before a click (under the cursor, or inside the window being dragged). */
+  hover: string[] = [];
+  /** Times of the latest hover query (ms, request to highlight) and grip preview (ms, to compute). */
+  readonly stats = { hoverMs: 0, previewMs: 0 };
+  /** A preview of what the point being asked would do (a grip drag), as screen segments. */
+  preview: ((to: Point) => [number, number, number, number][]) | null = null;
   /** What the user is being asked for now (a command step or an engine pick). */
   ask: Ask | null = null;
   /** Engine picks waiting, oldest first. */
@@ -282,6 +293,34 @@ export class App {
     this.flagSelection();
     this.view.invalidate();
     this.emit('selection');
+    void this.loadGrips();
+  }
+
+  /** The grips of the selection, from each selected entity's record (at most GRIP_LIMIT entities). */
+  async loadGrips(): Promise<void> {
+    const serial = ++this.gripSerial;
+    const docId = this.docId;
+    const hs = this.selection.slice(0, GRIP_LIMIT);
+    const recs = await Promise.all(hs.map((h) => this.api.op('entity_get', { document_id: docId, handle: h, detail: 'full' }).then((r) => (r.result?.entities?.[0] ?? null) as Rec | null, () => null)));
+    if (serial !== this.gripSerial || docId !== this.docId) return;
+    this.gripRecs.clear();
+    this.grips = [];
+    for (const rec of recs) {
+      if (!rec) continue;
+      this.gripRecs.set(rec.handle, rec);
+      this.grips.push(...gripsOf(rec));
+    }
+    this.overlay.grips = this.grips.map((g) => g.at);
+    this.overlayOnly();
+  }
+
+  /** Highlights entities before they are picked (hover, window preview); redraws only theirs. */
+  setHover(hs: string[]): void {
+    if (hs.length === this.hover.length && hs.every((h, i) => h === this.hover[i])) return;
+    this.hover = hs;
+    this.base?.setFlag(FLAG_HOVER, hs);
+    this.detail?.scene.setFlag(FLAG_HOVER, hs);
+    this.view.invalidate();
   }
 
   /** The entities picked so far by a running "select objects" step. */
@@ -336,11 +375,18 @@ export class App {
     switch (data.kind) {
       case 'changed':
       case 'undone':
-      case 'redone':
+      case 'redone': {
+        // the tab's modified marker, without asking the session for its state on every change
+        const d = this.documents.find((x) => x.document_id === data.document_id);
+        if (d && !d.modified) {
+          d.modified = true;
+          this.emit('docs');
+        }
         if (mine) this.applyChange(data);
         if (data.redraw === 'all' && mine) this.emit('layers');
         if (mine && data.op !== 'display_list') void this.refreshSelection();
         break;
+      }
       case 'document_opened':
       case 'document_created':
       case 'document_closed':
@@ -395,16 +441,76 @@ export class App {
     });
   }
 
-  point(message: string, base?: Point, optional = false): Promise<Point | null> {
-    return this.request<Point | null>((resolve, reject) => ({ kind: 'point', message, base, optional, resolve, reject }));
+  point(message: string, base?: Point, optional = false, keywords?: readonly string[]): Promise<Point | null> {
+    return this.request<Point | null>((resolve, reject) => ({ kind: 'point', message, base, optional, ...(keywords ? { keywords } : {}), resolve, reject }));
   }
 
-  select(message: string, count?: number): Promise<string[]> {
-    return this.request<string[]>((resolve, reject) => ({ kind: 'select', message, count, picked: [], resolve, reject }));
+  select(message: string, count?: number, types?: string[]): Promise<string[]> {
+    return this.request<string[]>((resolve, reject) => ({ kind: 'select', message, count, types, picked: [], resolve, reject }));
   }
 
-  value(message: string, base?: Point): Promise<string> {
-    return this.request<string>((resolve, reject) => ({ kind: 'value', message, base, resolve, reject }));
+  /**
+   * Adds what a click or window found to a "select objects" step, with user_select's rules: a type
+   * outside `types` and an entity already picked are refused at the cursor (the prompt stays);
+   * `count` ends the step when reached.
+   */
+  addPicked(a: Extract<Ask, { kind: 'select' }>, handles: string[], types: string[], remove: boolean): void {
+    if (remove) {
+      a.picked = a.picked.filter((h) => !handles.includes(h));
+      this.showPicked();
+      this.emit('ask');
+      return;
+    }
+    const allowed = a.types?.map((t) => t.toLowerCase());
+    const refused: string[] = [];
+    for (let i = 0; i < handles.length; i++) {
+      const h = handles[i]!, t = types[i] ?? '?';
+      if (allowed && !allowed.includes(t.toLowerCase())) {
+        refused.push(`${h} is a ${t}; pick ${a.types!.join(' or ')}`);
+        continue;
+      }
+      if (a.picked.includes(h)) {
+        // a window may sweep over what was picked already: only a single click is told
+        if (handles.length === 1) refused.push(`${h} is already picked`);
+        continue;
+      }
+      if (a.count !== undefined && a.picked.length >= a.count) break;
+      a.picked.push(h);
+    }
+    if (refused.length) this.note(refused.length === 1 ? refused[0]! : `${refused.length} refused: ${refused[0]} …`, true);
+    this.showPicked();
+    this.emit('ask');
+    if (a.count !== undefined && a.picked.length >= a.count) a.resolve(a.picked);
+  }
+
+  /** Enter on a "select objects" step: ends it, unless `count` asks for more. */
+  endSelect(a: Extract<Ask, { kind: 'select' }>): void {
+    // a click just made is still being looked up: Enter counts it
+    if (a.inflight) {
+      const wait = a.inflight;
+      void wait.finally(() => {
+        if (a.inflight === wait) a.inflight = undefined;
+        if (this.ask === a) this.endSelect(a);
+      });
+      return;
+    }
+    if (a.count !== undefined && a.picked.length < a.count) {
+      this.note(`Pick ${a.count} object${a.count === 1 ? '' : 's'}: ${a.picked.length} picked so far`, true);
+      return;
+    }
+    a.resolve(a.picked);
+  }
+
+  /** A short note at the cursor (a refused pick, a missing answer), also kept in the history. */
+  note(text: string, err = false): void {
+    this.message(text, err);
+    this.overlay.note = { text, err, until: performance.now() + 2500 };
+    this.overlayOnly();
+    setTimeout(() => this.overlayOnly(), 2600);
+  }
+
+  value(message: string, base?: Point, text = false): Promise<string> {
+    return this.request<string>((resolve, reject) => ({ kind: 'value', message, base, ...(text ? { text } : {}), resolve, reject }));
   }
 
   /** Ends what is being asked (Esc); an engine pick is cancelled on the server too. */
@@ -443,7 +549,7 @@ export class App {
         const pt = await this.point(p.message ?? 'Specify a point:', base);
         if (pt) await this.api.op('answer', { id: p.request_id, point: [pt[0], pt[1], 0] });
       } else {
-        const hs = await this.select(p.message ?? 'Select objects:', p.count);
+        const hs = await this.select(p.message ?? 'Select objects:', p.count, Array.isArray(p.types) ? p.types : undefined);
         await this.api.op('answer', { id: p.request_id, handles: hs });
       }
     };

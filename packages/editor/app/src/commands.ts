@@ -5,21 +5,78 @@
 // through entities_transform / entities_delete. Each command is one undo step.
 import { ApiError } from './api.js';
 import type { App } from './app.js';
-import { Cancelled, fmt, parsePoint, type Point } from './prompts.js';
+import { Cancelled, Keyword, fmt, matchKeyword, parsePoint, type Point } from './prompts.js';
+import { closeDrawing, newDrawing, openDrawing, quickSave, saveAs } from './file-commands.js';
+import { helpDialog } from './dialogs.js';
+import { copyClip, pasteClip } from './clipboard.js';
+import { arcCommand, ellipseCommand, mtextCommand, plineCommand, polygonCommand, rectangCommand, splineCommand, textCommand } from './draw-commands.js';
 
 const ALIASES: Record<string, string> = {
   L: 'LINE', C: 'CIRCLE', PL: 'PLINE', E: 'ERASE', M: 'MOVE', CO: 'COPY', CP: 'COPY', RO: 'ROTATE', Z: 'ZOOM', U: 'UNDO', PO: 'POINT',
+  SAVE: 'QSAVE', '?': 'HELP', CLOSEALL: 'CLOSE',
+  A: 'ARC', REC: 'RECTANG', RECTANGLE: 'RECTANG', POL: 'POLYGON', EL: 'ELLIPSE', SPL: 'SPLINE', DT: 'TEXT', DTEXT: 'TEXT', T: 'MTEXT', MT: 'MTEXT',
 };
 
-/** Commands that prompt step by step when typed without their arguments. */
-const INTERACTIVE = new Set(['LINE', 'PLINE', 'CIRCLE', 'POINT', 'MOVE', 'COPY', 'ROTATE', 'ERASE', 'ZOOM']);
+/** Commands the page runs itself, with or without arguments (the session's interpreter has no files). */
+const PAGE_COMMANDS = new Set(['NEW', 'OPEN', 'QSAVE', 'SAVEAS', 'CLOSE', 'HELP', 'COPYCLIP', 'CUTCLIP', 'PASTECLIP']);
 
-export function bindCommandLine(app: App): { focus: (initial: string) => void } {
+/** HELP's list: every command the command line knows, and what it does. */
+export const COMMAND_HELP: [string, string][] = [
+  ['LINE (L)', 'lines from point to point; Enter ends, C closes'],
+  ['PLINE (PL)', 'a polyline; A switches to arcs (tangent), L back to lines, C closes, U undoes a point'],
+  ['ARC (A)', 'three points, or start, CE(nter), end'],
+  ['RECTANG (REC)', 'two corners'],
+  ['POLYGON (POL)', 'sides, centre, Inscribed / Circumscribed, radius'],
+  ['ELLIPSE (EL)', 'axis ends (or C(enter) and one end), distance to the other axis'],
+  ['SPLINE (SPL)', 'fit points; Enter ends, C closes'],
+  ['TEXT (DT)', 'start point, height, rotation, text; double click a text to edit it'],
+  ['MTEXT (T, MT)', 'two corners (its width), then the text (\\P: new paragraph)'],
+  ['CIRCLE (C)', 'centre and radius'],
+  ['POINT (PO)', 'a point'],
+  ['MOVE (M) / COPY (CO) / ROTATE (RO)', 'the selection (or objects picked) by base and second point'],
+  ['ERASE (E)', 'the selection (or objects picked)'],
+  ['ZOOM (Z)', 'Extents or a window'],
+  ['NEW / OPEN', 'a new drawing / a drawing of the workspace (file dialog, recent files)'],
+  ['SAVE, QSAVE / SAVEAS', 'to the drawing\'s file / under a name and DXF version (R12 ... R2018)'],
+  ['CLOSE', 'the drawing; asks to save changes'],
+  ['UNDO / REDO', 'steps of the session\'s history'],
+  ['COPYCLIP / CUTCLIP / PASTECLIP', 'the clipboard (Ctrl+C / Ctrl+X / Ctrl+V): paste asks for the insertion point, also into another drawing'],
+  ['HELP (?)', 'this list'],
+];
+
+export const KEY_HELP: [string, string][] = [
+  ['Ctrl+S / Ctrl+Shift+S', 'save / save as'],
+  ['Ctrl+O', 'open'],
+  ['Ctrl+C / Ctrl+X / Ctrl+V', 'copy / cut / paste'],
+  ['right click', 'Enter during a command; else the menu (repeat, recent, clipboard, modify)'],
+  ['Ctrl+Z / Ctrl+Y', 'undo / redo'],
+  ['Enter, Space, right click', 'end a step, repeat the last command'],
+  ['Esc', 'cancel; then clear the selection'],
+  ['Delete', 'erase the selection'],
+  ['F1', 'help'],
+  ['F3 / F7 / F8', 'object snap / grid / ortho'],
+  ['wheel, middle drag, Space + drag', 'zoom about the cursor, pan'],
+  ['click, drag', 'select; left to right: window, right to left: crossing'],
+];
+
+/** Commands that prompt step by step when typed without their arguments. */
+const INTERACTIVE = new Set(['LINE', 'PLINE', 'CIRCLE', 'POINT', 'MOVE', 'COPY', 'ROTATE', 'ERASE', 'ZOOM', 'ARC', 'RECTANG', 'POLYGON', 'ELLIPSE', 'SPLINE', 'TEXT', 'MTEXT']);
+
+export interface CommandLine {
+  focus: (initial: string, enter?: boolean) => void;
+  command: (text: string) => void;
+  recent: string[];
+  lastCommand: () => string;
+}
+
+export function bindCommandLine(app: App): CommandLine {
   const form = document.getElementById('cmdline') as HTMLFormElement;
   const input = document.getElementById('cmd') as HTMLInputElement;
   const past: string[] = [];
   let pastAt = 0;
   let last = '';
+  /** The latest commands, newest first (the right-click menu's "Recent"). */
+  const recent: string[] = [];
 
   const fail = (err: unknown): void => {
     if (err instanceof Cancelled) app.message('*Cancel*');
@@ -45,10 +102,49 @@ export function bindCommandLine(app: App): { focus: (initial: string) => void } 
     return hs;
   };
 
-  const run = async (name: string): Promise<void> => {
+  const run = async (name: string, args: string[] = []): Promise<void> => {
     switch (name) {
-      case 'LINE':
-      case 'PLINE': {
+      case 'NEW':
+        return newDrawing(app);
+      case 'OPEN':
+        return openDrawing(app, args.join(' ') || undefined);
+      case 'QSAVE':
+        await quickSave(app);
+        return;
+      case 'SAVEAS': {
+        // SAVEAS [path [version]]: a last word like R12 is the version
+        const version = args.length > 1 && /^(R\d+|AC\d{4})$/i.test(args[args.length - 1]!) ? args.pop()!.toUpperCase() : undefined;
+        await saveAs(app, args.join(' ') || undefined, version);
+        return;
+      }
+      case 'CLOSE':
+        return closeDrawing(app);
+      case 'COPYCLIP':
+      case 'CUTCLIP':
+        return copyClip(app, name === 'CUTCLIP');
+      case 'PASTECLIP':
+        await pasteClip(app);
+        return;
+      case 'HELP':
+        await helpDialog(COMMAND_HELP, KEY_HELP);
+        return;
+      case 'PLINE':
+        return plineCommand(app);
+      case 'ARC':
+        return arcCommand(app);
+      case 'RECTANG':
+        return rectangCommand(app);
+      case 'POLYGON':
+        return polygonCommand(app);
+      case 'ELLIPSE':
+        return ellipseCommand(app);
+      case 'SPLINE':
+        return splineCommand(app);
+      case 'TEXT':
+        return textCommand(app);
+      case 'MTEXT':
+        return mtextCommand(app);
+      case 'LINE': {
         const pts: Point[] = [await pointOrValue('Specify first point:')];
         for (;;) {
           const p = await app.point(`Specify next point${pts.length > 1 ? ' or [Close]' : ''}:`, pts[pts.length - 1], true);
@@ -120,9 +216,10 @@ export function bindCommandLine(app: App): { focus: (initial: string) => void } 
   const start = (text: string): void => {
     const words = text.trim().split(/\s+/);
     const name = (ALIASES[words[0]!.toUpperCase()] ?? words[0]!.toUpperCase());
+    recent.splice(0, recent.length, ...[name, ...recent.filter((r) => r !== name)].slice(0, 6));
     app.message(`Command: ${text.trim()}`);
     app.busy = true;
-    const job = words.length === 1 && INTERACTIVE.has(name) ? run(name) : send(text.trim());
+    const job = PAGE_COMMANDS.has(name) ? run(name, words.slice(1)) : words.length === 1 && INTERACTIVE.has(name) ? run(name) : send(text.trim());
     void job.catch(fail).finally(() => {
       app.busy = false;
       app.nextPrompt();
@@ -141,6 +238,11 @@ export function bindCommandLine(app: App): { focus: (initial: string) => void } 
           if (a.optional) a.resolve(null);
           return;
         }
+        const kw = a.keywords ? matchKeyword(text, a.keywords) : null;
+        if (kw) {
+          a.reject(new Keyword(kw));
+          return;
+        }
         const cursor = app.overlay.cursor ? app.view.toWorld(app.overlay.cursor[0], app.overlay.cursor[1]) : null;
         const p = parsePoint(text, a.base ?? app.lastPoint, cursor);
         if (!p) {
@@ -150,7 +252,7 @@ export function bindCommandLine(app: App): { focus: (initial: string) => void } 
         app.lastPoint = p;
         a.resolve(p);
       } else if (a.kind === 'select') {
-        if (!text.trim()) a.resolve(a.picked);
+        if (!text.trim()) app.endSelect(a);
         else app.message('Select objects: pick them on the drawing, then press Enter', true);
       } else a.resolve(text);
       return;
@@ -177,13 +279,30 @@ export function bindCommandLine(app: App): { focus: (initial: string) => void } 
     } else if (ev.key === 'Escape') {
       input.value = '';
       input.blur();
+    } else if (ev.key === ' ' && (app.ask ? !(app.ask.kind === 'value' && app.ask.text) : !input.value.trim())) {
+      // Space is Enter (AutoCAD): it answers a prompt, or repeats the last command on an empty
+      // line; a command typed whole with its arguments ("CIRCLE 0,0 5") keeps its spaces
+      ev.preventDefault();
+      form.requestSubmit();
     }
   });
 
   return {
-    focus: (initial: string) => {
+    recent,
+    lastCommand: () => last.trim(),
+    /** Starts a command as if typed (keys and menus), unless one is under way. */
+    command: (text: string) => {
+      if (app.busy || app.ask) {
+        app.message(`${text}: finish or cancel (Esc) the command under way first`, true);
+        return;
+      }
+      last = text;
+      start(text);
+    },
+    focus: (initial: string, enter = false) => {
       input.focus();
       input.value += initial;
+      if (enter) form.requestSubmit();
     },
   };
 }

@@ -7,11 +7,20 @@ import { PICK_PX, type App } from './app.js';
 import { ApiError } from './api.js';
 import type { Point } from './prompts.js';
 import type { SnapKind } from './overlay.js';
+import type { CommandLine } from './commands.js';
+import { showMenu, type MenuItem } from './menu.js';
+import { clipboard } from './clipboard.js';
+import { gripEdit, gripPreview, type Grip } from './grips.js';
+import { GRIP_PX } from './overlay.js';
+import { Cancelled } from './prompts.js';
+import { editText } from './draw-commands.js';
 
 const DRAG_PX = 4;
 
-export function bindInput(app: App, canvas: HTMLCanvasElement, focusCommandLine: (initial: string) => void, toggle: (name: 'grid' | 'ortho' | 'osnap') => void): void {
+export function bindInput(app: App, canvas: HTMLCanvasElement, cmd: CommandLine, toggle: (name: 'grid' | 'ortho' | 'osnap') => void): void {
   const view = app.view;
+  const focusCommandLine = cmd.focus;
+  const command = cmd.command;
   let down: { x: number; y: number; button: number; shift: boolean } | null = null;
   let panning: { x: number; y: number } | null = null;
   let implied: { x: number; y: number; shift: boolean } | null = null;
@@ -59,9 +68,84 @@ export function bindInput(app: App, canvas: HTMLCanvasElement, focusCommandLine:
     });
   };
 
+  // ---- hover pre-highlight: one pick query in flight, for the latest cursor or window ----
+  type HoverQuery = { at: Point } | { window: [number, number, number, number] };
+  let hoverBusy = false;
+  let hoverWanted: HoverQuery | null = null;
+  const trackHover = (q: HoverQuery): void => {
+    hoverWanted = q;
+    if (hoverBusy || app.docId === null) return;
+    hoverBusy = true;
+    const ask = hoverWanted;
+    hoverWanted = null;
+    const fields = 'at' in ask
+      ? { point: ask.at, aperture: aperture() }
+      : (() => {
+        const a = view.toWorld(ask.window[0], ask.window[1]), b = view.toWorld(ask.window[2], ask.window[3]);
+        return { window: [a[0], a[1], b[0], b[1]], crossing: ask.window[2] < ask.window[0] };
+      })();
+    const t0 = performance.now();
+    void app.api.op('pick', { document_id: app.docId, layout: app.layout, ...fields }).then((r) => {
+      app.stats.hoverMs = performance.now() - t0;
+      // the cursor may have left meanwhile
+      if (app.overlay.cursor && (!app.ask || app.ask.kind === 'select')) app.setHover((r.result?.handles ?? []) as string[]);
+    }, () => undefined).finally(() => {
+      hoverBusy = false;
+      if (hoverWanted) trackHover(hoverWanted);
+    });
+  };
+
+  // ---- grips ----
+  let gripPress: { x: number; y: number } | null = null;
+  const gripAt = (sx: number, sy: number): Grip | null => {
+    let best: Grip | null = null, bestD = GRIP_PX + 2;
+    for (const g of app.grips) {
+      const [gx, gy] = view.toScreen(g.at[0], g.at[1]);
+      const d = Math.max(Math.abs(gx - sx), Math.abs(gy - sy));
+      if (d <= bestD) {
+        best = g;
+        bestD = d;
+      }
+    }
+    return best;
+  };
+  /** Drags a grip: the stretch point is asked like any point (snaps, ortho, typed coordinates). */
+  const dragGrip = async (g: Grip): Promise<void> => {
+    const rec = app.gripRecs.get(g.handle);
+    if (!rec || app.docId === null) return;
+    app.busy = true;
+    app.setHover([]);
+    app.overlay.hotGrip = g.at;
+    app.preview = (to) => gripPreview(rec, g, to, (x, y) => view.toScreen(x, y));
+    try {
+      const to = await app.point('** STRETCH ** Specify stretch point:', g.at);
+      if (!to) return;
+      const edit = gripEdit(rec, g, to);
+      if (!edit) {
+        app.note('That would make the entity degenerate', true);
+        return;
+      }
+      await app.api.op(edit.op, { document_id: app.docId, ...edit.fields });
+    } catch (err) {
+      if (!(err instanceof Cancelled)) fail(err);
+    } finally {
+      app.preview = null;
+      app.overlay.hotGrip = null;
+      app.busy = false;
+      app.overlayOnly();
+      app.nextPrompt();
+    }
+  };
+
   const bandsFor = (sx: number, sy: number): void => {
     const a = app.ask;
     app.overlay.bands = [];
+    if (app.preview && a?.kind === 'point') {
+      const t0 = performance.now();
+      const to = app.overlay.snap ? app.overlay.snap.at : orthoed(view.toWorld(sx, sy), a.base);
+      app.overlay.bands.push(...app.preview(to));
+      app.stats.previewMs = performance.now() - t0;
+    }
     if (a && (a.kind === 'point' || a.kind === 'value') && a.base) {
       const [bx, by] = view.toScreen(a.base[0], a.base[1]);
       const target = app.overlay.snap ? view.toScreen(app.overlay.snap.at[0], app.overlay.snap.at[1]) : [sx, sy];
@@ -90,12 +174,12 @@ export function bindInput(app: App, canvas: HTMLCanvasElement, focusCommandLine:
     const w = view.toWorld(sx, sy);
     const a = app.ask;
     if (a?.kind === 'select') {
-      const r = await app.api.op('pick', { document_id: app.docId, point: w, aperture: aperture(), layout: app.layout }).catch(() => null);
-      const h = (r?.result?.handles as string[] | undefined)?.[0];
-      if (!h) return false;
-      a.picked = remove ? a.picked.filter((x) => x !== h) : [...new Set([...a.picked, h])];
-      app.showPicked();
-      if (a.count !== undefined && a.picked.length >= a.count) a.resolve(a.picked);
+      const asked = app.api.op('pick', { document_id: app.docId, point: w, aperture: aperture(), layout: app.layout }).catch(() => null);
+      a.inflight = Promise.all([a.inflight, asked]);
+      const r = await asked;
+      const hs = (r?.result?.handles ?? []) as string[];
+      if (!hs.length || app.ask !== a) return false;
+      app.addPicked(a, hs, (r?.result?.types ?? []) as string[], remove);
       return true;
     }
     const r = await app.api.op('select', { document_id: app.docId, pick: [w[0], w[1]], aperture: aperture(), mode: remove ? 'remove' : 'add', layout: app.layout });
@@ -110,11 +194,11 @@ export function bindInput(app: App, canvas: HTMLCanvasElement, focusCommandLine:
     const ask = app.ask;
     if (ask?.kind === 'select') {
       // the pick set of a command step is the page's own: the session's selection stays
-      const r = await app.api.op('pick', { document_id: app.docId, window: box, crossing, layout: app.layout }).catch(fail);
-      const hs = ((r?.result?.handles ?? []) as string[]);
-      ask.picked = remove ? ask.picked.filter((x) => !hs.includes(x)) : [...new Set([...ask.picked, ...hs])];
-      app.showPicked();
-      if (ask.count !== undefined && ask.picked.length >= ask.count) ask.resolve(ask.picked);
+      const asked = app.api.op('pick', { document_id: app.docId, window: box, crossing, layout: app.layout }).catch(fail);
+      ask.inflight = Promise.all([ask.inflight, asked]);
+      const r = await asked;
+      if (app.ask !== ask) return;
+      app.addPicked(ask, (r?.result?.handles ?? []) as string[], (r?.result?.types ?? []) as string[], remove);
       return;
     }
     await app.api.op('select', { document_id: app.docId, window: box, crossing, mode: remove ? 'remove' : 'add', layout: app.layout }).catch(fail);
@@ -122,28 +206,84 @@ export function bindInput(app: App, canvas: HTMLCanvasElement, focusCommandLine:
 
   canvas.addEventListener('contextmenu', (ev) => ev.preventDefault());
 
+  // a double click on a text edits it in place of the command line
+  canvas.addEventListener('dblclick', (ev) => {
+    if (app.ask || app.busy || app.docId === null) return;
+    const [x, y] = local(ev);
+    void app.api.op('pick', { document_id: app.docId, point: view.toWorld(x, y), aperture: aperture(), layout: app.layout }).then(async (r) => {
+      const i = ((r.result?.types ?? []) as string[]).findIndex((t) => t === 'Text' || t === 'MText');
+      if (i < 0 || app.ask || app.busy) return;
+      app.busy = true;
+      try {
+        await editText(app, (r.result.handles as string[])[i]!);
+      } catch (err) {
+        if (!(err instanceof Cancelled)) fail(err);
+      } finally {
+        app.busy = false;
+        app.nextPrompt();
+      }
+    }, fail);
+  });
+
+  const contextMenu = (x: number, y: number): void => {
+    const last = cmd.lastCommand();
+    const sel = app.selection.length > 0;
+    const on = (text: string, enabled = true): MenuItem => ({ label: text, ...(enabled ? { run: () => command(text.toUpperCase()) } : {}) });
+    const items: MenuItem[] = [
+      { label: last ? `Repeat ${last.toUpperCase()}` : 'Repeat', ...(last ? { run: () => command(last) } : {}) },
+      ...cmd.recent.slice(0, 5).map((r) => ({ label: `Recent: ${r}`, run: () => command(r) })),
+      { label: '' },
+      { label: 'Cut', ...(sel ? { run: () => command('CUTCLIP') } : {}) },
+      { label: 'Copy', ...(sel ? { run: () => command('COPYCLIP') } : {}) },
+      { label: 'Paste', ...(clipboard() ? { run: () => command('PASTECLIP') } : {}) },
+      { label: '' },
+      on('Erase', sel), on('Move', sel), { label: 'Copy with base point', ...(sel ? { run: () => command('COPY') } : {}) }, on('Rotate', sel),
+      { label: 'Properties', run: () => document.getElementById('properties')?.scrollIntoView() },
+      { label: 'Deselect all', ...(sel ? { run: () => void app.api.op('select', { document_id: app.docId, mode: 'clear' }).catch(fail) } : {}) },
+    ];
+    showMenu(items, x, y, 'Drawing');
+  };
+
   canvas.addEventListener('mousedown', (ev) => {
     canvas.focus();
     const [x, y] = local(ev);
     if (ev.button === 1 || (ev.button === 0 && space)) {
+      if (space) spacePanned = true;
       panning = { x, y };
       ev.preventDefault();
       return;
     }
     if (ev.button === 2) {
-      // right click: Enter (ends a selection or an optional point), as in AutoCAD
+      // right click: Enter during a command (ends a selection or an optional point), as in
+      // AutoCAD; with none under way, the shortcut menu
       const a = app.ask;
-      if (a?.kind === 'select') a.resolve(a.picked);
+      if (a?.kind === 'select') app.endSelect(a);
       else if (a?.kind === 'point' && a.optional) a.resolve(null);
+      else if (!a && !app.busy) contextMenu(ev.clientX, ev.clientY);
       return;
     }
-    if (ev.button === 0) down = { x, y, button: 0, shift: ev.shiftKey };
+    if (ev.button === 0) {
+      const g = !app.ask && !app.busy && !ev.shiftKey ? gripAt(x, y) : null;
+      if (g) {
+        gripPress = { x, y };
+        void dragGrip(g);
+        return;
+      }
+      down = { x, y, button: 0, shift: ev.shiftKey };
+    }
   });
 
   window.addEventListener('mouseup', (ev) => {
     const [x, y] = local(ev);
     if (panning) {
       panning = null;
+      return;
+    }
+    if (gripPress) {
+      // a grip dragged and dropped answers at once; a grip clicked waits for the next click
+      const moved = Math.hypot(x - gripPress.x, y - gripPress.y) > DRAG_PX;
+      gripPress = null;
+      if (moved && app.ask?.kind === 'point') void pickPoint(x, y);
       return;
     }
     const d = down;
@@ -197,10 +337,15 @@ export function bindInput(app: App, canvas: HTMLCanvasElement, focusCommandLine:
     if (app.ask?.kind === 'point') trackSnap(w);
     bandsFor(x, y);
     app.overlayOnly();
+    // what a click or the window would take, highlighted before the click
+    if (!app.ask || app.ask.kind === 'select') trackHover(from ? { window: [from.x, from.y, x, y] } : { at: w });
+    else app.setHover([]);
   });
 
   canvas.addEventListener('mouseleave', () => {
     app.overlay.cursor = null;
+    app.setHover([]);
+    hoverWanted = null;
     app.overlayOnly();
   });
 
@@ -211,15 +356,45 @@ export function bindInput(app: App, canvas: HTMLCanvasElement, focusCommandLine:
     view.zoomAt(x, y, Math.pow(1.25, -steps));
   }, { passive: false });
 
+  // Space is Enter (AutoCAD), unless it was held to pan with a drag
+  let spacePanned = false;
+  const enter = (): void => {
+    const a = app.ask;
+    if (a?.kind === 'select') app.endSelect(a);
+    else if (a?.kind === 'point' && a.optional) a.resolve(null);
+    else if (!a) focusCommandLine('', true);
+  };
   window.addEventListener('keyup', (ev) => {
-    if (ev.key === ' ') space = false;
+    if (ev.key !== ' ' || !space) return;
+    space = false;
+    if (!spacePanned) enter();
   });
 
   window.addEventListener('keydown', (ev) => {
+    // a dialog has the keyboard to itself (its Esc, Enter and typing)
+    if (document.querySelector('dialog[open]')) return;
     const inInput = ev.target instanceof HTMLInputElement || ev.target instanceof HTMLSelectElement;
     if (ev.key === 'F3' || ev.key === 'F7' || ev.key === 'F8') {
       ev.preventDefault();
       toggle(ev.key === 'F3' ? 'osnap' : ev.key === 'F7' ? 'grid' : 'ortho');
+      return;
+    }
+    // file keys are caught wherever the focus is (the browser would offer "Save page as")
+    if ((ev.ctrlKey || ev.metaKey) && !ev.altKey && (ev.key === 's' || ev.key === 'S' || ev.key === 'o' || ev.key === 'O')) {
+      ev.preventDefault();
+      const k = ev.key.toLowerCase();
+      command(k === 's' ? (ev.shiftKey ? 'SAVEAS' : 'QSAVE') : 'OPEN');
+      return;
+    }
+    if (!inInput && (ev.ctrlKey || ev.metaKey) && !ev.altKey && ['c', 'x', 'v'].includes(ev.key.toLowerCase())) {
+      ev.preventDefault();
+      const k = ev.key.toLowerCase();
+      command(k === 'c' ? 'COPYCLIP' : k === 'x' ? 'CUTCLIP' : 'PASTECLIP');
+      return;
+    }
+    if (ev.key === 'F1') {
+      ev.preventDefault();
+      command('HELP');
       return;
     }
     if (ev.key === 'Escape') {
@@ -246,15 +421,15 @@ export function bindInput(app: App, canvas: HTMLCanvasElement, focusCommandLine:
       return;
     }
     if (ev.key === 'Enter') {
-      const a = app.ask;
-      if (a?.kind === 'select') a.resolve(a.picked);
-      else if (a?.kind === 'point' && a.optional) a.resolve(null);
-      else if (!a) focusCommandLine('');
+      enter();
       return;
     }
-    if (ev.key === ' ' && !app.ask) {
-      space = true;
+    if (ev.key === ' ') {
       ev.preventDefault();
+      if (!ev.repeat) {
+        space = true;
+        spacePanned = false;
+      }
       return;
     }
     if (ev.key.length === 1 && !ev.ctrlKey && !ev.metaKey && !ev.altKey) {

@@ -51,7 +51,7 @@ async function main(): Promise<void> {
   });
   const canvas = document.getElementById('gl') as HTMLCanvasElement;
   canvas.tabIndex = 0;
-  bindInput(app, canvas, cmd.focus, setToggle);
+  bindInput(app, canvas, cmd, setToggle);
   // for tests and benchmarks: the state a script may wait on
   (window as unknown as { linework: unknown }).linework = {
     app,
@@ -60,6 +60,9 @@ async function main(): Promise<void> {
     get version() { return app.version; },
     get selection() { return [...app.selection]; },
     get prompt() { return app.ask?.message ?? null; },
+    get grips() { return app.grips.map((g) => ({ handle: g.handle, at: g.at, role: g.role })); },
+    get hover() { return [...app.hover]; },
+    get stats() { return { ...app.stats }; },
     /** The document whose display list a frame has drawn, or null. */
     get drawn() { return app.shown && app.view.stats.frames > app.shown.frame ? app.shown.document_id : null; },
     toScreen: (x: number, y: number) => app.view.toScreen(x, y),

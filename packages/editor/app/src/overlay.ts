@@ -14,7 +14,15 @@ export interface OverlayState {
   bands: [number, number, number, number][];
   grid: { spacing: number; origin: [number, number] } | null;
   dark: boolean;
+  /** Grips of the selection (drawing units), the hot one (being dragged) drawn red. */
+  grips: [number, number][];
+  hotGrip: [number, number] | null;
+  /** A note shown next to the cursor until a time (performance.now()). */
+  note: { text: string; err: boolean; until: number } | null;
 }
+
+/** Half the size of a grip square in CSS pixels (AutoCAD's GRIPSIZE). */
+export const GRIP_PX = 4;
 
 export function drawOverlay(c: HTMLCanvasElement, s: OverlayState, dpr: number, worldToScreen: (x: number, y: number) => [number, number]): void {
   const w = c.clientWidth, h = c.clientHeight;
@@ -72,9 +80,37 @@ export function drawOverlay(c: HTMLCanvasElement, s: OverlayState, dpr: number, 
     const r = s.pickBox;
     g.strokeRect(x - r + 0.5, y - r + 0.5, 2 * r, 2 * r);
   }
+  if (s.grips.length) {
+    // AutoCAD's grips: filled blue squares, the hot one red
+    const r = GRIP_PX;
+    g.fillStyle = '#2f6fff';
+    g.strokeStyle = s.dark ? '#dfe5ec' : '#1c232b';
+    for (const [gx, gy] of s.grips) {
+      const [x, y] = worldToScreen(gx, gy);
+      if (x < -r || y < -r || x > w + r || y > h + r) continue;
+      g.fillRect(Math.round(x) - r, Math.round(y) - r, 2 * r, 2 * r);
+      g.strokeRect(Math.round(x) - r + 0.5, Math.round(y) - r + 0.5, 2 * r - 1, 2 * r - 1);
+    }
+    if (s.hotGrip) {
+      const [x, y] = worldToScreen(s.hotGrip[0], s.hotGrip[1]);
+      g.fillStyle = '#ff3b30';
+      g.fillRect(Math.round(x) - r, Math.round(y) - r, 2 * r, 2 * r);
+    }
+  }
   if (s.snap) {
     const [x, y] = worldToScreen(s.snap.at[0], s.snap.at[1]);
     drawMarker(g, s.snap.kind, x, y);
+  }
+  if (s.note && s.note.until > performance.now()) {
+    // next to the cursor, kept inside the canvas
+    const [cx, cy] = s.cursor ?? [w / 2, h / 2];
+    g.font = '12px system-ui, sans-serif';
+    const tw = g.measureText(s.note.text).width + 10;
+    const x = Math.min(cx + 14, w - tw - 2), y = Math.min(cy + 14, h - 22);
+    g.fillStyle = s.note.err ? 'rgba(120,20,20,0.92)' : 'rgba(20,26,33,0.92)';
+    g.fillRect(x, y, tw, 20);
+    g.fillStyle = '#fff';
+    g.fillText(s.note.text, x + 5, y + 14);
   }
 }
 

@@ -3,6 +3,7 @@
 // the command history. Each panel redraws from the session when the app says something changed.
 import type { App } from './app.js';
 import { ApiError } from './api.js';
+import { showMenu } from './menu.js';
 
 const $ = (id: string): HTMLElement => document.getElementById(id)!;
 
@@ -22,12 +23,10 @@ export function bindPanels(app: App): void {
     docs.replaceChildren();
     for (const d of app.documents) {
       const b = el('button', { role: 'tab', 'aria-selected': String(d.document_id === app.docId), 'data-document': String(d.document_id) }, `${d.name}${d.modified ? ' *' : ''}`);
-      b.addEventListener('click', () => void app.api.op('activate', { document_id: d.document_id }).then(() => app.showDocument(d.document_id)).catch(fail));
+      b.title = (d as { path?: string | null }).path ?? d.name;
+      b.addEventListener('click', () => showDoc(d.document_id));
       docs.append(b);
     }
-    const add = el('button', { title: 'New drawing', 'aria-label': 'New drawing' }, '+');
-    add.addEventListener('click', () => void app.api.send('POST', '/documents', {}).catch(fail));
-    docs.append(add);
     const lay = $('layout-tabs');
     lay.replaceChildren();
     for (const name of app.layouts) {
@@ -35,8 +34,63 @@ export function bindPanels(app: App): void {
       b.addEventListener('click', () => void app.showLayout(name).catch(fail));
       lay.append(b);
     }
+    // the current tab scrolled into the strip
+    for (const strip of [docs, lay]) strip.querySelector<HTMLElement>('[aria-selected=true]')?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
   };
+  const showDoc = (id: number): void => void app.api.op('activate', { document_id: id }).then(() => app.showDocument(id)).catch(fail);
   app.on.docs.push(renderTabs);
+  $('doc-new').addEventListener('click', () => void app.api.op('document_new', {}).catch(fail));
+  // every drawing and layout in a menu, however many the strip has to scroll through
+  const below = (b: HTMLElement): [number, number] => {
+    const r = b.getBoundingClientRect();
+    return [r.right - 200, r.bottom];
+  };
+  $('doc-more').addEventListener('click', (ev) => {
+    const [x, y] = below(ev.currentTarget as HTMLElement);
+    showMenu(app.documents.map((d) => ({ label: `${d.name}${d.modified ? ' *' : ''}`, checked: d.document_id === app.docId, run: () => showDoc(d.document_id) })), x, y, 'Drawings');
+  });
+  $('layout-more').addEventListener('click', (ev) => {
+    const r = (ev.currentTarget as HTMLElement).getBoundingClientRect();
+    const menu = showMenu(app.layouts.map((n) => ({ label: n, checked: n === app.layout, run: () => void app.showLayout(n).catch(fail) })), r.right - 200, r.top, 'Layouts');
+    // above the button: the layout bar sits at the bottom
+    menu.style.top = `${Math.max(0, r.top - menu.getBoundingClientRect().height)}px`;
+  });
+
+  // ---- panels: collapsed by their arrow, resized by the splitters at the drawing's edges ----
+  const main = document.querySelector('main')!;
+  for (const b of document.querySelectorAll<HTMLButtonElement>('button.collapse')) {
+    b.addEventListener('click', () => {
+      const which = b.dataset.panel!;
+      const off = main.classList.toggle(`no-${which}`);
+      main.style.setProperty(which === 'layers' ? '--left' : '--right', off ? '24px' : `${widths[which as 'layers' | 'properties']}px`);
+      b.textContent = (which === 'layers') === off ? '▶' : '◀';
+      b.setAttribute('aria-expanded', String(!off));
+      app.view.invalidate();
+    });
+  }
+  const widths = { layers: 220, properties: 260 };
+  for (const sp of document.querySelectorAll<HTMLElement>('.splitter')) {
+    sp.addEventListener('mousedown', (ev) => {
+      ev.preventDefault();
+      ev.stopPropagation();
+      const which = sp.dataset.panel as 'layers' | 'properties';
+      const x0 = ev.clientX, w0 = widths[which];
+      const move = (e: MouseEvent): void => {
+        const d = which === 'layers' ? e.clientX - x0 : x0 - e.clientX;
+        // the drawing keeps at least a third of the window
+        widths[which] = Math.max(120, Math.min(w0 + d, window.innerWidth / 3));
+        main.classList.remove(`no-${which}`);
+        main.style.setProperty(which === 'layers' ? '--left' : '--right', `${widths[which]}px`);
+        app.view.invalidate();
+      };
+      const up = (): void => {
+        window.removeEventListener('mousemove', move);
+        window.removeEventListener('mouseup', up, true);
+      };
+      window.addEventListener('mousemove', move);
+      window.addEventListener('mouseup', up, true);
+    });
+  }
 
   // ---- layers ----
   const renderLayers = async (): Promise<void> => {

@@ -11,10 +11,31 @@ export class Cancelled extends Error {
 
 export type Point = [number, number];
 
+/** A keyword typed at a point prompt ("Specify next point or [Arc/Close]:"): rejects the ask with the word. */
+export class Keyword extends Error {
+  constructor(readonly word: string) {
+    super(word);
+  }
+}
+
+/**
+ * The keyword a typed answer names: the whole word, or its capital letters (AutoCAD's shortcut:
+ * "CEnter" is CE, "Arc" is A). Keywords come back in capitals.
+ */
+export function matchKeyword(text: string, keywords: readonly string[]): string | null {
+  const t = text.trim().toUpperCase();
+  if (!t) return null;
+  for (const k of keywords) {
+    const short = k.replace(/[^A-Z0-9]/g, '') || k.toUpperCase();
+    if (t === k.toUpperCase() || t === short) return k.toUpperCase();
+  }
+  return null;
+}
+
 export type Ask =
-  | { kind: 'point'; message: string; base?: Point; optional: boolean; resolve: (p: Point | null) => void; reject: (e: Error) => void }
-  | { kind: 'select'; message: string; count?: number; picked: string[]; resolve: (h: string[]) => void; reject: (e: Error) => void }
-  | { kind: 'value'; message: string; base?: Point; resolve: (v: string) => void; reject: (e: Error) => void };
+  | { kind: 'point'; message: string; base?: Point; optional: boolean; keywords?: readonly string[]; resolve: (p: Point | null) => void; reject: (e: Error) => void }
+  | { kind: 'select'; message: string; count?: number; types?: string[]; picked: string[]; /** picks still asked of the session: Enter waits for them */ inflight?: Promise<unknown>; resolve: (h: string[]) => void; reject: (e: Error) => void }
+  | { kind: 'value'; message: string; base?: Point; /** spaces are part of the answer (text contents) */ text?: boolean; resolve: (v: string) => void; reject: (e: Error) => void };
 
 /** Parses typed coordinates: x,y  @dx,dy  @dist<angle  dist (along the cursor's direction from base). */
 export function parsePoint(text: string, last: Point | null, cursor: Point | null): Point | null {

@@ -14,7 +14,7 @@ import { packFrame } from './frame.js';
 export interface EditorHostOptions {
   engine: Engine;
   /** Runs an /api/v1 request as the automation port would (auth, routing, envelope). */
-  api: (req: { method: string; target: string; headers: Record<string, string>; body: Buffer }) => Promise<{ status: number; headers: Record<string, string>; chunks: Buffer[] }>;
+  api: (req: { method: string; target: string; headers: Record<string, string>; body: Buffer; signal?: AbortSignal }) => Promise<{ status: number; headers: Record<string, string>; chunks: Buffer[] }>;
   /** True when the Authorization header carries the session token. */
   authorized: (authorization: string | undefined) => boolean;
   token: string;
@@ -23,6 +23,12 @@ export interface EditorHostOptions {
   /** Folder of the built page (default: this package's dist/app). */
   appDir?: string;
   log?: { warn(o: object, msg: string): void; debug?(o: object, msg: string): void };
+  /**
+   * How long the session may have no editor page connected while picks wait before they are
+   * answered `gui_closed` (default 30 s). A closed tab cancels nothing at once: another tab, or
+   * the same one reloaded, can still answer.
+   */
+  noEditorMs?: number;
 }
 
 export interface EditorHost {
@@ -72,8 +78,31 @@ export async function startEditorHost(o: EditorHostOptions): Promise<EditorHost>
     const line = `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
     for (const s of streams) s.write(line);
   };
+  // While no page is connected and picks wait, a clock runs; when it ends with still no page,
+  // the picks are answered gui_closed, so no client waits for a screen nobody looks at.
+  const noEditorMs = o.noEditorMs ?? 30_000;
+  let alone: NodeJS.Timeout | null = null;
+  const watchAlone = (): void => {
+    if (streams.size > 0) {
+      if (alone) clearTimeout(alone);
+      alone = null;
+      return;
+    }
+    if (alone || o.engine.pendingIds().length === 0) return;
+    alone = setTimeout(() => {
+      alone = null;
+      if (streams.size > 0) return;
+      for (const id of o.engine.pendingIds()) {
+        o.engine.cancelPending(id, `no editor was open for ${Math.round(noEditorMs / 1000)} s to answer it`, 'gui_closed');
+      }
+    }, noEditorMs);
+    alone.unref();
+  };
   const bridge: GuiBridge = {
-    prompt: (p) => push('prompt', p),
+    prompt: (p) => {
+      push('prompt', p);
+      watchAlone();
+    },
     dismiss: (id) => push('dismiss', { request_id: id }),
   };
   const unsubscribe = o.engine.subscribe((e: EngineEvent) => push('engine', e));
@@ -125,10 +154,12 @@ export async function startEditorHost(o: EditorHostOptions): Promise<EditorHost>
     res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', Connection: 'keep-alive' });
     res.write(`event: hello\ndata: ${JSON.stringify({ session_id: o.engine.sessionId, seq: o.engine.lastEventSeq, prompts: o.engine.prompts() })}\n\n`);
     streams.add(res);
+    watchAlone();
     const beat = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
     req.on('close', () => {
       clearInterval(beat);
       streams.delete(res);
+      watchAlone();
     });
   };
 
@@ -159,7 +190,12 @@ export async function startEditorHost(o: EditorHostOptions): Promise<EditorHost>
         if (body === null) return send(res, 400, { ok: false, code: 'body_too_large', error: 'request bodies are limited to 16 MiB' });
         const headers: Record<string, string> = {};
         for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;
-        const out = await o.api({ method: req.method ?? 'GET', target: req.url ?? '/', headers, body });
+        // the page going away (a reload, a closed tab) before its answer counts as its client gone
+        const gone = new AbortController();
+        res.once('close', () => {
+          if (!res.writableFinished) gone.abort();
+        });
+        const out = await o.api({ method: req.method ?? 'GET', target: req.url ?? '/', headers, body, signal: gone.signal });
         res.writeHead(out.status, { ...out.headers, ...SECURITY_HEADERS });
         for (const c of out.chunks) if (!res.write(c)) await new Promise<void>((resolve) => res.once('drain', resolve));
         res.end();
@@ -198,6 +234,7 @@ export async function startEditorHost(o: EditorHostOptions): Promise<EditorHost>
     close: () =>
       new Promise<void>((resolve) => {
         unsubscribe();
+        if (alone) clearTimeout(alone);
         for (const s of streams) s.end();
         server.closeAllConnections();
         server.close(() => resolve());

@@ -10,6 +10,7 @@ import { findLayout } from '../render/layouts.js';
 import { renderLayout } from '../render/renderer.js';
 import { PICK_FIELDS, SNAP_MODES, entitiesInBox, pickAt, snapAt } from '../query/picks.js';
 import { selectionEntry } from './entities.js';
+import { publicType } from '../model.js';
 import { defineOp } from './types.js';
 import { point } from '../entities/create.js';
 import { handlesOut, pointOut } from './output-parts.js';
@@ -89,7 +90,7 @@ export const snap = defineOp({
 
 export const pick = defineOp({
   name: 'pick',
-  summary: 'The visible entities a pick or a window / crossing box finds, without changing the selection: {point, aperture} or {window, crossing?} -> {handles}.',
+  summary: 'The visible entities a pick or a window / crossing box finds, without changing the selection: {point, aperture} or {window, crossing?} -> {handles, types}.',
   input: z.object({ point: point.optional().describe('the visible entity nearest this point within `aperture`'), ...PICK_FIELDS }),
   mutates: false,
   effect: 'read',
@@ -100,10 +101,14 @@ export const pick = defineOp({
   http: [],
   handler: (ctx, input) => {
     const s = ctx.store!;
-    if (input.window) return { handles: entitiesInBox(s, input.window, input.crossing ?? false, input.layout).map((e) => e.handle) };
-    if (!input.point) throw new OpError('invalid_request', 'pick: give `point` (with `aperture`) or `window`');
-    const e = pickAt(s, input.point as number[], input.aperture ?? 0, input.layout);
-    return { handles: e ? [e.handle] : [] };
+    // the types let the editor refuse what a user_select's `types` excludes, at the cursor
+    const found = input.window ? entitiesInBox(s, input.window, input.crossing ?? false, input.layout) : [];
+    if (!input.window) {
+      if (!input.point) throw new OpError('invalid_request', 'pick: give `point` (with `aperture`) or `window`');
+      const e = pickAt(s, input.point as number[], input.aperture ?? 0, input.layout);
+      if (e) found.push(e);
+    }
+    return { handles: found.map((e) => e.handle), types: found.map((e) => publicType(e.type)) };
   },
 });
 

@@ -248,7 +248,7 @@ export const userSelect = defineOp({
   output: z.union([z.object({ count: z.number().int(), handles: handlesOut, entities: z.array(selectedEntityOut) }), pendingOut]),
   mcpGroup: 'session',
   http: [],
-  errors: ['gui_required', 'document_not_active', 'cancelled'],
+  errors: ['gui_required', 'document_not_active', 'cancelled', 'gui_closed'],
   handler: (ctx, input) => interactive(ctx, 'select entities', input),
 });
 
@@ -263,7 +263,7 @@ export const getpoint = defineOp({
   output: z.union([z.object({ point: pointOut }), pendingOut]),
   mcpGroup: 'session',
   http: [],
-  errors: ['gui_required', 'document_not_active', 'cancelled'],
+  errors: ['gui_required', 'document_not_active', 'cancelled', 'gui_closed'],
   handler: (ctx, input) => interactive(ctx, 'pick a point', input),
 });
 

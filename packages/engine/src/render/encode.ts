@@ -129,9 +129,13 @@ export function encodeDisplayList(list: DisplayList, opts: EncodeOptions): Encod
             break;
           case 'path': {
             const color = rgba(p.mask ? list.background : p.color);
+            const bands = p.gradient && !p.mask ? gradientBands(p) : null;
             for (const piece of fillPieces(p)) {
               const idx = earcut(piece.flat, piece.holes, 2);
-              for (let k = 0; k < idx.length; k += 3) addTri(piece.flat, idx[k]!, idx[k + 1]!, idx[k + 2]!, color, e, p.clip);
+              for (let k = 0; k < idx.length; k += 3) {
+                if (bands) bands.fill(piece.flat, idx[k]!, idx[k + 1]!, idx[k + 2]!, (pts, a, b3, c, rgb) => addTri(pts, a, b3, c, rgb, e, p.clip));
+                else addTri(piece.flat, idx[k]!, idx[k + 1]!, idx[k + 2]!, color, e, p.clip);
+              }
             }
             break;
           }
@@ -372,6 +376,76 @@ function wide(pts: number[], width: number, color: number, e: number, clip: numb
  * The rings of an even-odd fill grouped for earcut: each ring at an even nesting depth is an
  * outer boundary, with the rings directly inside it as its holes.
  */
+/** Bands of a gradient fill: the screen has one colour per triangle, so each triangle is cut into strips across the gradient. */
+const GRADIENT_BANDS = 64;
+
+/**
+ * A linear gradient as the SVG and PNG plots draw it (from the primitive's colour to color2 along
+ * `angle`, across the box of all rings): each triangle is clipped to GRADIENT_BANDS strips
+ * perpendicular to the gradient, each strip filled with the colour at its middle (a step of at
+ * most 1/64 of the colour difference).
+ */
+function gradientBands(p: PathPrim): { fill(pts: number[], a: number, b: number, c: number, add: (pts: number[], a: number, b: number, c: number, rgb: number) => void): void } {
+  const g = p.gradient!;
+  let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
+  for (const r of p.rings) {
+    for (let k = 0; k < r.length; k += 2) {
+      minX = Math.min(minX, r[k]!);
+      maxX = Math.max(maxX, r[k]!);
+      minY = Math.min(minY, r[k + 1]!);
+      maxY = Math.max(maxY, r[k + 1]!);
+    }
+  }
+  const dx = Math.cos(g.angle), dy = Math.sin(g.angle);
+  const center = ((minX + maxX) / 2) * dx + ((minY + maxY) / 2) * dy;
+  const half = (Math.abs(dx) * (maxX - minX) + Math.abs(dy) * (maxY - minY)) / 2 || 1;
+  const c1 = p.color, c2 = g.color2;
+  const colorAt = (k: number): number => {
+    const ch = (sh: number): number => Math.round(((c1 >> sh) & 255) + ((((c2 >> sh) & 255) - ((c1 >> sh) & 255)) * k));
+    return rgba(((ch(16) << 16) | (ch(8) << 8) | ch(0)) as Rgb);
+  };
+  const colors = Array.from({ length: GRADIENT_BANDS }, (_, i) => colorAt((i + 0.5) / GRADIENT_BANDS));
+  const width = (2 * half) / GRADIENT_BANDS;
+  return {
+    fill(pts, a, b, c, add) {
+      let poly = [pts[a * 2]!, pts[a * 2 + 1]!, pts[b * 2]!, pts[b * 2 + 1]!, pts[c * 2]!, pts[c * 2 + 1]!];
+      const proj = (i: number): number => poly[i]! * dx + poly[i + 1]! * dy - center + half;
+      let lo = Infinity, hi = -Infinity;
+      for (let i = 0; i < 6; i += 2) {
+        lo = Math.min(lo, proj(i));
+        hi = Math.max(hi, proj(i));
+      }
+      const first = Math.max(0, Math.min(GRADIENT_BANDS - 1, Math.floor(lo / width)));
+      const last = Math.max(0, Math.min(GRADIENT_BANDS - 1, Math.floor(hi / width)));
+      const tri = poly;
+      for (let band = first; band <= last; band++) {
+        // the first and last bands reach on for ever (rounding at the box's edges)
+        const t0 = band === 0 ? -Infinity : band * width, t1 = band === GRADIENT_BANDS - 1 ? Infinity : (band + 1) * width;
+        poly = clipHalf(clipHalf(tri, dx, dy, center - half + t0, 1), dx, dy, center - half + t1, -1);
+        for (let i = 2; i < poly.length / 2; i++) add(poly, 0, i - 1, i, colors[band]!);
+      }
+    },
+  };
+}
+
+/** A convex polygon (flat x, y) clipped to the side of the line x*dx + y*dy = at where sign*(x*dx + y*dy - at) >= 0. */
+function clipHalf(poly: number[], dx: number, dy: number, at: number, sign: number): number[] {
+  if (!Number.isFinite(at)) return poly;
+  const out: number[] = [];
+  const n = poly.length / 2;
+  for (let i = 0; i < n; i++) {
+    const j = (i + 1) % n;
+    const ax = poly[i * 2]!, ay = poly[i * 2 + 1]!, bx = poly[j * 2]!, by = poly[j * 2 + 1]!;
+    const da = sign * (ax * dx + ay * dy - at), db = sign * (bx * dx + by * dy - at);
+    if (da >= 0) out.push(ax, ay);
+    if ((da >= 0) !== (db >= 0)) {
+      const t = da / (da - db);
+      out.push(ax + (bx - ax) * t, ay + (by - ay) * t);
+    }
+  }
+  return out;
+}
+
 export function fillPieces(p: PathPrim): { flat: number[]; holes: number[] }[] {
   const rings = p.rings.filter((r) => r.length >= 6);
   if (rings.length === 1) return [{ flat: rings[0]!, holes: [] }];
