@@ -108,7 +108,7 @@ describe('wblock op', () => {
   it('writes entities, a block or model space to a new drawing', async () => {
     const { e, handles } = await drawing();
     const res = await ok(e, 'wblock', { path: 'part.dxf', handles: [handles[0], handles[2]], base: [10, 5] });
-    expect(res).toEqual({ path: join(dir, 'part.dxf'), count: 2 });
+    expect(res).toMatchObject({ path: join(dir, 'part.dxf'), count: 2, dependencies: { layers: ['Walls'] } });
     const back = await readDoc(join(dir, 'part.dxf'));
     expect(back.modelSpace().entities.map((x) => x.type).sort()).toEqual(['CIRCLE', 'LINE']);
     expect(back.getTableEntry('LAYER', 'Walls')).toBeDefined();

@@ -57,7 +57,11 @@ function makeWriter(doc: DxfDocument, emit: (chunk: Buffer) => void, binary: boo
   // text of an unknown or unnamed code page was read as cp1252: it goes back byte for byte
   const known = doc.codepageDeclared && isKnownCodepage(doc.encoding);
   const encoder = utf8 ? null : (known ? codecFor(doc.encoding, false) : undeclaredCodec()).encode;
-  return binary ? new BinaryTagWriter(emit, encoder, doc.version <= 'AC1009') : new TagWriter(emit, encoder);
+  // Readers choose one- or two-byte group codes from the $ACADVER text (ezdxf: text <= 'AC1009'),
+  // so the codes follow the text written there (a kept 'AC2.10' reads as later than AC1009).
+  const asRead = doc.acadverAsRead;
+  const acadver = asRead && asRead.version === doc.version ? asRead.text : doc.version;
+  return binary ? new BinaryTagWriter(emit, encoder, acadver <= 'AC1009') : new TagWriter(emit, encoder);
 }
 
 /** Streams the document's DXF text to `emit` in chunks; returns what a conversion reported. */
