@@ -330,6 +330,8 @@ describe.skipIf(!hasChromium)('the editor as a drafting tool', () => {
     await clearSelection();
     await click(page, 60, 30);
     await waitFor(async () => (await s.api.post('/api/v1/get_selection', { document_id: first })).json.result.entities.length, (n) => n === 1);
+    // the page copies what it holds as selected: wait until the session's selection reached it
+    await waitFor(() => page.evaluate(() => ((globalThis as any).linework.selection as string[]).length), (n) => n === 1);
     await page.keyboard.press('Control+c');
     await waitFor(history, (h) => h.includes('COPYCLIP: 1 object'));
     // into the other drawing
