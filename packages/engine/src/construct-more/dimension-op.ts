@@ -6,7 +6,8 @@ import type { Transaction } from '../store/document-store.js';
 import { buildEntity, point } from '../entities/create.js';
 import { createContext } from '../ops/entities.js';
 import { entityOrThrow, findEntry, headerString } from '../model.js';
-import { editResult, type EditResult } from '../ops/edit-result.js';
+import { type EditResult } from '../ops/edit-result.js';
+import { MODIFY } from '../ops/modify-common.js';
 import { defineOp } from '../ops/types.js';
 import { DimVars, angularDim, dimTextStyle, linearDim, ordinateDim, radialDim, type DimBuild } from './dimension.js';
 
@@ -32,13 +33,7 @@ export const dimensionCreate = defineOp({
   name: 'dimension_create',
   summary: 'Creates a dimension (linear, aligned, radius, diameter, angular, ordinate) with its measurement and its block of lines, arrows and text drawn from the dimension style.',
   input: dimensionInput,
-  output: editResult,
-  mcpGroup: 'modify',
-  mutates: true,
-  effect: 'change',
-  permissions: ['drawings:write'],
-  needsDocument: true,
-  http: [],
+  ...MODIFY,
   errors: ['invalid_request', 'invalid_geometry', 'entity_absent', 'unsupported_entity', 'unknown_dimstyle', 'unknown_layer'],
   handler: (ctx, input): EditResult => ({ created: [createDimension(ctx.tx!, input)], modified: [], erased: [] }),
 });

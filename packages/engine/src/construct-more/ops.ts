@@ -10,7 +10,8 @@ import { blockOfEntity, entitiesOrThrow } from '../model.js';
 import { copyOf, transformInPlace } from '../ops/entities.js';
 import { entitiesInBox } from '../query/picks.js';
 import { safeBox } from '../store/document-store.js';
-import { editResult, emptyEdit, type EditResult } from '../ops/edit-result.js';
+import { emptyEdit, type EditResult } from '../ops/edit-result.js';
+import { MODIFY } from '../ops/modify-common.js';
 import { defineOp, type OpContext } from '../ops/types.js';
 import { explodeEntity } from './explode.js';
 import { stretchEntity, windowOf } from './stretch.js';
@@ -32,13 +33,7 @@ export const explode = defineOp({
   name: 'explode',
   summary: 'Explodes entities as AutoCAD does: INSERT -> its block\'s entities (attribute values as TEXT), LWPolyline/Polyline -> lines and arcs, DIMENSION -> its block\'s lines, solids and text, MTEXT -> TEXT per line, HATCH -> its pattern lines.',
   input: z.object({ handles }),
-  output: editResult,
-  mcpGroup: 'modify',
-  mutates: true,
-  effect: 'change',
-  permissions: ['drawings:write'],
-  needsDocument: true,
-  http: [],
+  ...MODIFY,
   errors: ['entity_absent', 'not_explodable', 'unknown_block'],
   handler: (ctx, input): EditResult => {
     const tx = ctx.tx!;
@@ -62,13 +57,7 @@ export const mirror = defineOp({
     axis: z.tuple([point, point]).describe('two points of the mirror line [[x1, y1], [x2, y2]]'),
     erase_source: z.boolean().optional().describe('mirror the entities themselves instead of copies (default false)'),
   }),
-  output: editResult,
-  mcpGroup: 'modify',
-  mutates: true,
-  effect: 'change',
-  permissions: ['drawings:write'],
-  needsDocument: true,
-  http: [],
+  ...MODIFY,
   errors: ['entity_absent', 'invalid_transform'],
   handler: (ctx, input): EditResult => mirrorEntities(ctx.tx!, input.handles, input.axis[0], input.axis[1], input.erase_source ?? false),
 });
@@ -139,13 +128,7 @@ export const scale = defineOp({
   name: 'scale',
   summary: 'Scales entities about a base point by a factor (> 0).',
   input: z.object({ handles, base: point.describe('[x, y]'), factor: finite.describe('scale factor, greater than 0') }),
-  output: editResult,
-  mcpGroup: 'modify',
-  mutates: true,
-  effect: 'change',
-  permissions: ['drawings:write'],
-  needsDocument: true,
-  http: [],
+  ...MODIFY,
   errors: ['entity_absent', 'invalid_transform'],
   handler: (ctx, input): EditResult => scaleEntities(ctx.tx!, input.handles, input.base, input.factor),
 });
@@ -171,13 +154,7 @@ export const array = defineOp({
     angle: finite.optional().describe('polar array: angle to fill in degrees (default 360; negative: clockwise)'),
     rotate_items: z.boolean().optional().describe('polar array: rotate the copies (default true)'),
   }),
-  output: editResult,
-  mcpGroup: 'modify',
-  mutates: true,
-  effect: 'change',
-  permissions: ['drawings:write'],
-  needsDocument: true,
-  http: [],
+  ...MODIFY,
   errors: ['entity_absent', 'invalid_request', 'too_many_entities'],
   handler: (ctx, input): EditResult => {
     const tx = ctx.tx!;
@@ -242,13 +219,7 @@ export const stretch = defineOp({
     window: z.tuple([point, point]).describe('two opposite corners [[x1, y1], [x2, y2]] of the crossing window'),
     vector: point.describe('displacement [dx, dy]'),
   }),
-  output: editResult,
-  mcpGroup: 'modify',
-  mutates: true,
-  effect: 'change',
-  permissions: ['drawings:write'],
-  needsDocument: true,
-  http: [],
+  ...MODIFY,
   errors: ['invalid_request'],
   handler: (ctx, input): EditResult => stretchWindow(ctx, input.window, [input.vector[0]!, input.vector[1]!]),
 });
@@ -278,13 +249,7 @@ export const hatch = defineOp({
     angle: finite.optional().describe('pattern angle in degrees (default 0)'),
     layer: z.string().min(1).optional().describe('layer (default: the current layer)'),
   }),
-  output: editResult,
-  mcpGroup: 'modify',
-  mutates: true,
-  effect: 'change',
-  permissions: ['drawings:write'],
-  needsDocument: true,
-  http: [],
+  ...MODIFY,
   errors: ['no_boundary', 'not_closed', 'unsupported_entity', 'unknown_pattern', 'unknown_layer', 'entity_absent', 'invalid_request'],
   handler: (ctx, input): EditResult => {
     const tx = ctx.tx!;
