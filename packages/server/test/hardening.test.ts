@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IdleSweeper, serveConnection } from '../src/http-wire.js';
 import { encodeJson, ReplyTooLarge } from '../src/json-reply.js';
 import { encodeLine } from '../src/jsonl.js';
-import { client, rawHttp, sleep, startHttpProcess, type HttpServerProcess } from './helpers.js';
+import { client, closedOf, rawHttp, sleep, startHttpProcess, type HttpServerProcess } from './helpers.js';
 
 describe('answers as JSON chunks', () => {
   it('encodes exactly what JSON.stringify does, in chunks, never one string of the whole', () => {
@@ -64,8 +64,6 @@ describe('an HTTP reply that cannot be encoded', () => {
 });
 
 describe('the head deadline', () => {
-  // resolves on close whatever came before it (a reset included), unlike once(..., 'close')
-  const closed = (sock: Socket) => new Promise<void>((resolve) => sock.once('close', () => resolve()));
   it('starts with the first byte: a silent connection has the idle limit, a trickling head is cut', async () => {
     const idle = new IdleSweeper(1500);
     const server = createServer((sock) => serveConnection(sock, async () => ({ status: 200, body: { ok: true } }), { idle, headDeadlineMs: 400 }));
@@ -82,7 +80,7 @@ describe('the head deadline', () => {
       await sleep(800);
       expect(silent.destroyed).toBe(false);
       silent.write('GET / HTTP/1.1\r\n\r\n');
-      await closed(silent);
+      await closedOf(silent);
       expect(Buffer.concat(got).toString()).toMatch(/^HTTP\/1\.1 200 OK/);
       // one byte every 100 ms is never idle, but the head is late 400 ms after its first byte
       const slow = connect(port, '127.0.0.1');
@@ -90,7 +88,7 @@ describe('the head deadline', () => {
       await once(slow, 'connect');
       const t0 = Date.now();
       const trickle = setInterval(() => slow.write('x'), 100);
-      await closed(slow);
+      await closedOf(slow);
       clearInterval(trickle);
       expect(Date.now() - t0).toBeGreaterThanOrEqual(400);
       expect(Date.now() - t0).toBeLessThan(1400);
@@ -99,7 +97,7 @@ describe('the head deadline', () => {
       mute.on('error', () => undefined);
       await once(mute, 'connect');
       const t1 = Date.now();
-      await closed(mute);
+      await closedOf(mute);
       expect(Date.now() - t1).toBeGreaterThanOrEqual(1400);
     } finally {
       idle.stop();
@@ -147,7 +145,7 @@ describe('the real server under abuse', () => {
       const sock = connect(s.port, '127.0.0.1');
       sock.on('error', () => undefined);
       await once(sock, 'connect');
-      closed.push(once(sock, 'close'));
+      closed.push(closedOf(sock));
       slow.push(sock);
     }
     // one byte a second: never idle for 15 s
@@ -183,7 +181,7 @@ describe('the real server under abuse', () => {
     sock.write(`POST /api/v1/entities HTTP/1.1\r\nAuthorization: Bearer ${s.token}\r\nContent-Length: 1000\r\n\r\n{`);
     const t0 = Date.now();
     const trickle = setInterval(() => sock.write(' '), 300);
-    await once(sock, 'close');
+    await closedOf(sock);
     clearInterval(trickle);
     expect(Date.now() - t0).toBeLessThan(4000);
   });

@@ -10,6 +10,16 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const BIN = fileURLToPath(new URL('../bin/linework.js', import.meta.url));
 
+/** Resolves when the socket closes, however it closes: a reset by the server is an ending too
+ * (`events.once` would reject on the 'error' that precedes such a close). */
+export function closedOf(sock: Socket): Promise<void> {
+  return new Promise((resolve) => {
+    if (sock.destroyed) return resolve();
+    sock.on('error', () => undefined);
+    sock.once('close', () => resolve());
+  });
+}
+
 export interface RawResponse {
   /** Everything the server wrote. */
   raw: Buffer;

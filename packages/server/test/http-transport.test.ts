@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import { TokenCheck } from '../src/auth.js';
 import { startHttpServer, type RunningHttpServer } from '../src/http-server.js';
 import { Scaffold } from './scaffold.js';
-import { client, rawHttp, request, sleep } from './helpers.js';
+import { closedOf, client, rawHttp, request, sleep } from './helpers.js';
 import { checkOpenApi } from './openapi-check.js';
 
 const TOKEN = 'c0ffee'.repeat(10) + 'abcd';
@@ -62,7 +62,7 @@ describe('responses', () => {
     await sleep(100);
     expect(Buffer.concat(got).toString()).toBe('HTTP/1.1 100 Continue\r\n\r\n');
     sock.write('{"a":"b"}');
-    await once(sock, 'close');
+    await closedOf(sock);
     expect(Buffer.concat(got).toString()).toContain('"a":"b"');
   });
 });

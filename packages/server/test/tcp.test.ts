@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from 'node:net';
 import { once } from 'node:events';
-import { LineClient, sleep, spawnCli, type Spawned } from './helpers.js';
+import { closedOf, LineClient, sleep, spawnCli, type Spawned } from './helpers.js';
 
 const TOKEN = 'tcp-test-token-0123456789';
 const IDLE_MS = 800;
@@ -96,7 +96,7 @@ describe('--tcp', () => {
     const sock = connect(port, '127.0.0.1');
     await once(sock, 'connect');
     const t0 = Date.now();
-    await once(sock, 'close');
+    await closedOf(sock);
     expect(Date.now() - t0).toBeGreaterThanOrEqual(IDLE_MS - 100);
   });
 
