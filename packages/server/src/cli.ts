@@ -19,7 +19,11 @@ export const USAGE = `Usage:
   linework convert IN OUT [--version R2018] [--recover]   rewrite a DXF or DWG file as DXF (OUT must be .dxf)
   linework plot FILE OUT.pdf|svg|png [--layout NAME | --all] [--paper A3] [--dpi N] [--fit]
   linework audit FILE [--fix OUT.dxf]     check a drawing (exit 1 when it has errors)
-  linework convert|plot|info|audit FILE... --out-dir DIR [--jobs N] [--quiet] [--json]
+  linework plot FILE... --out ONE.pdf     every page of many drawings in one PDF; plot also takes
+    [--scale 1:100] [--margins MM] [--monochrome | --ctb FILE.ctb]   (linework plot --help)
+  linework run SCRIPT FILE... [--out-dir DIR]   a .scr of command lines or a .jsonl of protocol-1
+                                          requests on each drawing; SAVE/PLOT write into DIR
+  linework convert|plot|info|audit|run FILE... --out-dir DIR [--jobs N] [--quiet] [--json]
                                           many files (names, folders, patterns) on worker threads
   linework COMMAND --help                 the options of one command
   linework --help | --version
@@ -30,7 +34,7 @@ LINEWORK_ROOT (workspace folders when no --root is given, separated by ':'),
 LINEWORK_KEYS_URL (the key service when no --keys-url is given),
 LINEWORK_LOG_LEVEL (pino level, default info).`;
 
-const FILE_COMMANDS = ['info', 'convert', 'plot', 'audit'] as const;
+const FILE_COMMANDS = ['info', 'convert', 'plot', 'audit', 'run'] as const;
 type FileCommandName = (typeof FILE_COMMANDS)[number];
 const isFileCommand = (s: string | undefined): s is FileCommandName => (FILE_COMMANDS as readonly string[]).includes(s ?? '');
 const TRANSPORTS = ['--http', '--tcp', '--stdio', '--mcp'];
@@ -56,7 +60,7 @@ export function parseArgs(argv: readonly string[]): Command {
     if (rest[0] !== undefined && !isFileCommand(rest[0])) return { kind: 'error', message: `no command ${rest[0]}: the commands are ${FILE_COMMANDS.join(', ')}` };
     return rest[0] !== undefined ? { kind: 'help', command: rest[0] as FileCommandName } : { kind: 'help' };
   }
-  if (argv.length === 0) return { kind: 'error', message: 'nothing to do: give a command (info, convert, plot, audit) or a transport (--http, --tcp, --stdio, --mcp)' };
+  if (argv.length === 0) return { kind: 'error', message: 'nothing to do: give a command (info, convert, plot, audit, run) or a transport (--http, --tcp, --stdio, --mcp)' };
   // A first word that is neither a command nor an option, and no transport: a mistyped command.
   const transport = argv.some((a) => TRANSPORTS.includes(a.split('=')[0]!));
   if (first !== undefined && !first.startsWith('-') && !transport && !argv.some((a) => a === '-h' || a === '--help' || a === '-v' || a === '--version')) {

@@ -52,7 +52,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('--help and unknown commands', () => {
   it('every command and subcommand prints its usage on stdout and exits 0', async () => {
     const cases: Array<[string, string[], RegExp]> = [
-      [BIN, ['--help'], /linework convert\|plot\|info\|audit FILE\.\.\. --out-dir DIR/],
+      [BIN, ['--help'], /linework convert\|plot\|info\|audit\|run FILE\.\.\. --out-dir DIR/],
       [BIN, ['help'], /^Usage:/],
       [BIN, ['--http', '0', '--help'], /^Usage:/],
       [BIN, ['info', '--help'], /usage: linework info FILE/],

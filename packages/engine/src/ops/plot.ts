@@ -9,7 +9,8 @@ import type { DocStore } from '../store/document-store.js';
 import { point } from '../entities/create.js';
 import { embedImage as embed } from '../plot/images.js';
 import { linkedImages } from '../plot/linked-images.js';
-import { plot as plotLayouts } from '../plot/plot.js';
+import { parseMargins, parsePlotScale, plot as plotLayouts } from '../plot/plot.js';
+import { monochromeStyle } from '../plot/plot-style.js';
 import { wblock as writeBlock } from '../plot/wblock.js';
 import { findLayout } from '../render/layouts.js';
 import { renderPreview } from '../render/preview.js';
@@ -48,6 +49,9 @@ export const plot = defineOp({
     width: z.number().int().positive().max(20000).optional().describe('PNG: width in pixels'),
     height: z.number().int().positive().max(20000).optional().describe('PNG: height in pixels'),
     fit: z.boolean().optional().describe('plot each layout\'s extents fitted to its paper instead of the page setup\'s plot area and scale'),
+    scale: z.union([z.string(), z.number().positive()]).optional().describe('"1:100" (1 mm of paper for 100 units), "A:B" or paper mm per unit: the plot area at that scale, centred'),
+    margins: z.union([z.number().min(0), z.array(z.number().min(0)).length(4)]).optional().describe('unprintable margins in mm: one value or [left, bottom, right, top]'),
+    monochrome: z.boolean().optional().describe('every colour plots black (AutoCAD\'s monochrome.ctb)'),
   }),
   mutates: false,
   effect: 'write_files',
@@ -60,8 +64,13 @@ export const plot = defineOp({
   errors: ['unknown_layout', 'io_error', ...FILE_ERRORS, 'budget_exceeded'],
   handler: async (ctx, input) => {
     const store = ctx.store!;
+    const { scale, margins, monochrome, ...rest } = input;
+    const parsedScale = scale !== undefined ? parsePlotScale(scale) : undefined;
     const res = await plotLayouts(store.doc, {
-      ...input,
+      ...rest,
+      ...(parsedScale === 'fit' ? { fit: true } : parsedScale !== undefined ? { scale: parsedScale } : {}),
+      ...(margins !== undefined ? { margins: parseMargins(margins) } : {}),
+      ...(monochrome ? { plotStyle: monochromeStyle() } : {}),
       baseDir: baseDirOf(store),
       images: await imagesOf(ctx),
       resolveOutput: (file) => ctx.engine.workspace.forWrite(file, 'plot file', { createFolders: true }),

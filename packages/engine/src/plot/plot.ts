@@ -16,6 +16,14 @@ import { renderLayout } from '../render/renderer.js';
 import { pageToSvg } from '../render/svg.js';
 import type { PageSetup } from './page-setup.js';
 import { paperName, parsePaper, readPageSetup } from './page-setup.js';
+import { applyPlotStyle, type PlotStyleTable } from './plot-style.js';
+
+export interface Margins {
+  left: number;
+  bottom: number;
+  right: number;
+  top: number;
+}
 
 export type PlotFormat = 'pdf' | 'svg' | 'png';
 
@@ -40,6 +48,15 @@ export interface PlotOptions {
    * scale leave the page (nearly) empty.
    */
   fit?: boolean;
+  /**
+   * Paper millimetres per drawing unit (`1:100` is 0.01): the plot area at this scale, centred on
+   * the paper, instead of the page setup's scale or fitting.
+   */
+  scale?: number;
+  /** Unprintable margins of the paper in mm, instead of the page setup's (5 mm when it has none). */
+  margins?: Margins;
+  /** A colour-dependent plot style table (.ctb, or monochrome) applied to every page. */
+  plotStyle?: PlotStyleTable;
   /** Directory relative image paths are resolved against (the drawing's folder). */
   baseDir?: string;
   /** The image files the drawing links, as the caller allows them (see RenderOptions.images). */
@@ -66,7 +83,7 @@ export interface PlottedPage {
 /** A page that came out empty or nearly so. */
 export interface PlotWarning {
   layout: string;
-  code: 'empty_page' | 'nearly_empty_page';
+  code: 'empty_page' | 'nearly_empty_page' | 'clipped_page';
   message: string;
   /** Primitives of the layout that reach the paper, and all of them. */
   on_paper: number;
@@ -83,6 +100,29 @@ export interface PlotResult {
   skipped: Record<string, number>;
   /** Pages that came out empty or nearly so, and why (`fit` plots the extents instead). */
   warnings: PlotWarning[];
+}
+
+/** `1:100` (paper mm : drawing units), `2:1`, `1=100` or a plain factor, as paper mm per unit. */
+export function parsePlotScale(text: string | number): number | 'fit' {
+  if (typeof text === 'number') text = String(text);
+  const t = text.trim().toLowerCase();
+  if (t === 'fit') return 'fit';
+  const m = /^(\d+(?:\.\d+)?)\s*[:=/]\s*(\d+(?:\.\d+)?)$/.exec(t);
+  const v = m ? Number(m[1]) / Number(m[2]) : /^\d+(?:\.\d+)?(?:e-?\d+)?$/.test(t) ? Number(t) : NaN;
+  if (!(v > 0 && Number.isFinite(v))) throw new OpError('invalid_request', `scale takes 1:N (e.g. 1:100: 1 mm of paper for 100 drawing units), A:B or fit, got ${JSON.stringify(text)}`);
+  return v;
+}
+
+/** `10` (all four) or `L,B,R,T` in mm. */
+export function parseMargins(text: string | number | readonly number[]): Margins {
+  if (typeof text !== 'string') text = typeof text === 'number' ? String(text) : text.join(',');
+  const parts = text.split(',').map((x) => x.trim());
+  const nums = parts.map(Number);
+  if ((parts.length !== 1 && parts.length !== 4) || nums.some((n, i) => parts[i] === '' || !(n >= 0 && n < 1000))) {
+    throw new OpError('invalid_request', `margins take one number of mm or four (left, bottom, right, top), each 0 to 999, got ${JSON.stringify(text)}`);
+  }
+  const [l, b = l, r = l, t = l] = nums as [number, number?, number?, number?];
+  return { left: l, bottom: b, right: r, top: t };
 }
 
 /** Below this share of the printable area spanned by ink, a page counts as nearly empty. */
@@ -113,7 +153,7 @@ function limitsOf(doc: DocumentApi, layoutName: string, isModel: boolean): Bound
 }
 
 /** Places a layout's display list on its paper as the page setup says (`fit`: its extents, fitted). */
-export function layoutPage(doc: DocumentApi, layoutName: string, list: DisplayList, opts: { paper?: string; fit?: boolean } = {}): { page: Page; paper: string; scale: number; margins: { left: number; bottom: number; right: number; top: number } } {
+export function layoutPage(doc: DocumentApi, layoutName: string, list: DisplayList, opts: { paper?: string; fit?: boolean; scale?: number; margins?: Margins } = {}): { page: Page; paper: string; scale: number; margins: Margins; area: Bounds | null } {
   const lay = findLayout(doc, layoutName);
   const name = lay?.name ?? layoutName;
   const isModel = !lay || lay.block.name.toUpperCase() === '*MODEL_SPACE';
@@ -175,6 +215,15 @@ export function layoutPage(doc: DocumentApi, layoutName: string, list: DisplayLi
     fit = true;
     center = true;
   }
+  if (opts.scale !== undefined) {
+    // a scale given for this plot: the plot area (a paper-space layout is plotted whole) at that
+    // scale, centred on the paper
+    if (area === 'layout') area = isModel ? 'extents' : 'limits';
+    fit = false;
+    center = true;
+    ratio = opts.scale;
+  }
+  if (opts.margins) margins = opts.margins;
   const x0 = margins.left;
   const y0 = margins.bottom;
   const pw = Math.max(W - margins.left - margins.right, 1);
@@ -202,7 +251,24 @@ export function layoutPage(doc: DocumentApi, layoutName: string, list: DisplayLi
       toPaper = [scale, 0, 0, scale, x0 + origin[0] - A.minX * scale, y0 + origin[1] - A.minY * scale];
     }
   }
-  return { page: { name, list, width: W, height: H, toPaper }, paper: paperName(W, H), scale, margins };
+  return { page: { name, list, width: W, height: H, toPaper }, paper: paperName(W, H), scale, margins, area: A };
+}
+
+/** The warning for a plot area that does not fit the printable area at the scale asked for. */
+function clippedWarning(placed: { page: Page; scale: number; margins: Margins; area: Bounds | null }): PlotWarning | null {
+  const { page, scale, margins, area } = placed;
+  if (!area) return null;
+  const w = (area.maxX - area.minX) * scale;
+  const h = (area.maxY - area.minY) * scale;
+  const pw = page.width - margins.left - margins.right;
+  const ph = page.height - margins.bottom - margins.top;
+  // a hair of tolerance: a drawing that fits exactly is not clipped
+  if (w <= pw * 1.0001 && h <= ph * 1.0001) return null;
+  const ink = pageInk(page, margins);
+  return {
+    layout: page.name, code: 'clipped_page', on_paper: ink.onPaper, primitives: ink.primitives, coverage: ink.coverage,
+    message: `page ${page.name} is cut: at the scale asked for the plot area is ${Math.round(w)} x ${Math.round(h)} mm and the paper's printable area ${Math.round(pw)} x ${Math.round(ph)} mm (a larger --paper or a smaller scale fits it)`,
+  };
 }
 
 /** Widens `out` by the points (flat x, y, ...) mapped to paper. */
@@ -348,38 +414,58 @@ export function plotLayouts(doc: DocumentApi, opts: Pick<PlotOptions, 'layout' |
   return [l.name];
 }
 
-/** Plots one layout, several or all to PDF, SVG or PNG files. */
-export async function plot(doc: DocumentApi, opts: PlotOptions): Promise<PlotResult> {
-  if (typeof opts.path !== 'string' || opts.path.trim() === '') throw new OpError('invalid_request', 'path is required');
-  const format = formatOf(opts.path, opts.format);
+/** A page placed on its paper, ready for a back end. */
+export interface PlacedPage {
+  page: Page;
+  paper: string;
+  scale: number;
+}
+
+/** The pages of a plot request, rendered and placed, and what was skipped or warned about. */
+export function plotPages(doc: DocumentApi, opts: Omit<PlotOptions, 'path'> & { format: PlotFormat }): { pages: PlacedPage[]; skipped: Record<string, number>; warnings: PlotWarning[] } {
+  const format = opts.format;
   const names = plotLayouts(doc, opts);
-  const perPage = opts.path.includes('{page}');
-  if (names.length > 1 && !perPage && format !== 'pdf') {
-    throw new OpError('invalid_request', `${names.length} pages to ${format.toUpperCase()}: put {page} in the path to write one file per page`, { pages: names });
-  }
   if (opts.dpi !== undefined && !(opts.dpi > 0 && opts.dpi <= 2400)) throw new OpError('invalid_request', 'dpi must be between 1 and 2400');
   for (const k of ['width', 'height'] as const) {
     const v = opts[k];
     if (v !== undefined && !(Number.isInteger(v) && v > 0 && v <= 20000)) throw new OpError('invalid_request', `${k} must be an integer number of pixels (1..20000)`);
+  }
+  if (opts.scale !== undefined && !(opts.scale > 0 && Number.isFinite(opts.scale))) throw new OpError('invalid_request', 'scale must be a positive number of paper mm per drawing unit');
+  if (opts.margins) {
+    for (const v of Object.values(opts.margins)) if (!(v >= 0 && v < 1000)) throw new OpError('invalid_request', 'margins must be between 0 and 1000 mm');
   }
   // a paper given by the request is judged before anything is drawn
   if (opts.paper) {
     const p = parsePaper(opts.paper);
     if (p) checkPageBudgets({ width: p.width, height: p.height }, format, opts);
   }
-  const pages: { page: Page; paper: string; scale: number }[] = [];
+  const pages: PlacedPage[] = [];
   const skipped: Record<string, number> = {};
   const warnings: PlotWarning[] = [];
   for (const name of names) {
-    const list = renderLayout(doc, { layout: name, baseDir: opts.baseDir, images: opts.images });
-    for (const [k, v] of Object.entries(list.skipped)) skipped[k] = (skipped[k] ?? 0) + v;
-    const placed = layoutPage(doc, name, list, { paper: opts.paper, fit: opts.fit });
+    const drawn = renderLayout(doc, { layout: name, baseDir: opts.baseDir, images: opts.images });
+    for (const [k, v] of Object.entries(drawn.skipped)) skipped[k] = (skipped[k] ?? 0) + v;
+    const list = opts.plotStyle ? applyPlotStyle(drawn, opts.plotStyle) : drawn;
+    const placed = layoutPage(doc, name, list, { paper: opts.paper, fit: opts.fit, scale: opts.scale, margins: opts.margins });
     checkPageBudgets(placed.page, format, opts);
-    const warning = emptyPageWarning(placed.page, placed.margins);
+    const warning = emptyPageWarning(placed.page, placed.margins) ?? (opts.scale !== undefined ? clippedWarning(placed) : null);
     if (warning) warnings.push(warning);
     pages.push(placed);
     opts.onPage?.(pages.length, names.length, name);
   }
+  return { pages, skipped, warnings };
+}
+
+/** Plots one layout, several or all to PDF, SVG or PNG files. */
+export async function plot(doc: DocumentApi, opts: PlotOptions): Promise<PlotResult> {
+  if (typeof opts.path !== 'string' || opts.path.trim() === '') throw new OpError('invalid_request', 'path is required');
+  const format = formatOf(opts.path, opts.format);
+  const perPage = opts.path.includes('{page}');
+  const count = plotLayouts(doc, opts).length;
+  if (count > 1 && !perPage && format !== 'pdf') {
+    throw new OpError('invalid_request', `${count} pages to ${format.toUpperCase()}: put {page} in the path to write one file per page`, { pages: plotLayouts(doc, opts) });
+  }
+  const { pages, skipped, warnings } = plotPages(doc, { ...opts, format });
   const files: string[] = [];
   const out: PlottedPage[] = [];
   const used = new Map<string, number>();
@@ -434,7 +520,7 @@ export async function plot(doc: DocumentApi, opts: PlotOptions): Promise<PlotRes
  * The paper and pixel budgets of one page (`paper_mm`, `plot_pixels`): a 5000 mm sheet at 2400 dpi
  * would be 472k x 472k pixels, so the raster's size is judged before resvg allocates it.
  */
-function checkPageBudgets(page: { width: number; height: number }, format: PlotFormat, opts: PlotOptions): void {
+function checkPageBudgets(page: { width: number; height: number }, format: PlotFormat, opts: Pick<PlotOptions, 'dpi' | 'width' | 'height'>): void {
   const side = Math.max(page.width, page.height);
   if (side > BUDGETS.paperMm) {
     throw budgetError('paper_mm', BUDGETS.paperMm, Math.round(side), `the paper's longer side is ${Math.round(side)} mm; the budget is ${BUDGETS.paperMm} mm`);

@@ -8,7 +8,7 @@ export interface CommandIo {
   stderr: { write(s: string): unknown; isTTY?: boolean; columns?: number };
 }
 
-export type FileCommandName = 'info' | 'convert' | 'plot' | 'audit';
+export type FileCommandName = 'info' | 'convert' | 'plot' | 'audit' | 'run';
 export type SingleFileCommand = (args: string[], io: CommandIo) => Promise<number>;
 
 export interface FileCommandSpec {
@@ -19,6 +19,8 @@ export interface FileCommandSpec {
   takesOutput: boolean;
   /** The command has a `--json` form of its own (the runner uses it for machine-readable output). */
   ownJson: boolean;
+  /** What the first name on the command line is, when it is not an input (run's SCRIPT). */
+  leadingArg?: string;
   load(): Promise<SingleFileCommand>;
   usage(): Promise<string>;
 }
@@ -42,7 +44,7 @@ export const FILE_COMMANDS: Record<FileCommandName, FileCommandSpec> = {
   },
   plot: {
     name: 'plot',
-    valueOptions: ['--layout', '--paper', '--dpi', '--width', '--height', '--format'],
+    valueOptions: ['--layout', '--paper', '--dpi', '--width', '--height', '--format', '--scale', '--margins', '--ctb'],
     takesOutput: true,
     ownJson: false,
     // The engine's plot-only entry: without the op catalogue and its schemas.
@@ -56,6 +58,15 @@ export const FILE_COMMANDS: Record<FileCommandName, FileCommandSpec> = {
     ownJson: true,
     load: async () => (await import('./audit.js')).auditCommand,
     usage: async () => (await import('./audit.js')).AUDIT_USAGE,
+  },
+  run: {
+    name: 'run',
+    valueOptions: [],
+    takesOutput: false,
+    ownJson: true,
+    leadingArg: 'SCRIPT',
+    load: async () => (await import('./script.js')).runScriptCommand,
+    usage: async () => (await import('./script.js')).RUN_USAGE,
   },
 };
 
@@ -105,6 +116,7 @@ export function outputIn(command: FileCommandName, dir: string, input: string, o
   switch (command) {
     case 'convert':
     case 'audit':
+    case 'run':
       return join(dir, `${stem}.dxf`);
     case 'plot': {
       const format = optionValue(options, '--format')?.toLowerCase() ?? 'pdf';

@@ -31,6 +31,10 @@ export interface FileRunOptions {
   pass: string[];
   /** Inputs came as several names, a folder or a pattern: a batch even when they are one file. */
   batch: boolean;
+  /** plot --out ONE.pdf: every input's pages into one file, in the order given. */
+  combined?: string;
+  /** run's SCRIPT. */
+  leading?: string;
 }
 
 export type Parsed = { kind: 'help' } | { kind: 'error'; message: string } | { kind: 'run'; options: FileRunOptions };
@@ -38,7 +42,8 @@ export type Parsed = { kind: 'help' } | { kind: 'error'; message: string } | { k
 const BATCH_USAGE = `Several files (names, folders of .dxf files, or quoted patterns such as 'dwg/**/*.dxf'):
   --out-dir DIR   where each file's output goes (the same name, the output's extension)
   --jobs N        files processed at once on worker threads (default: the number of cores)
-  --quiet         no progress and no line per file; failures and the total still print
+  --quiet         nothing but errors: no progress, no line per file, no warnings; a failed
+                  file's messages and the total of a run with failures still print
   --json          one JSON object per file on stdout, then {"summary": ...}
 One line per file and a total go to stderr; a bad file does not stop the others. Exit code 0
 when every file succeeded, 1 when any failed, 2 for a bad command line. Progress is drawn on
@@ -50,8 +55,9 @@ export async function fileCommandHelp(name: FileCommandName): Promise<string> {
   const batchLine: Record<FileCommandName, string> = {
     info: 'usage: linework info FILE... [--json] [--out-dir DIR]   (with --out-dir: DIR/<name>.txt or .json)',
     convert: 'usage: linework convert FILE... --out-dir DIR [options]   (or: convert FILE... DIR, DIR an existing folder)',
-    plot: 'usage: linework plot FILE... --out-dir DIR [options]   (DIR/<name>.pdf, or the --format; --all to SVG/PNG: <name>-{page})',
+    plot: 'usage: linework plot FILE... --out-dir DIR [options]   (DIR/<name>.pdf, or the --format; --all to SVG/PNG: <name>-{page})\n       linework plot FILE... --out ONE.pdf [options]   (every page of every file into one PDF)',
     audit: 'usage: linework audit FILE... [--fix --out-dir DIR] [--json]',
+    run: 'usage: linework run SCRIPT FILE... [--out-dir DIR] [--json]   (SAVE/PLOT in the script write DIR/<name>.dxf/.pdf)',
   };
   return `${await spec.usage()}\n${batchLine[name]}\n${BATCH_USAGE}`;
 }
@@ -75,6 +81,7 @@ export function parseFileArgs(name: FileCommandName, argv: readonly string[]): P
   let json = false;
   let fix = false;
   let fixOut: string | undefined;
+  let combined: string | undefined;
   const hasOutDir = argv.some((a) => a === '--out-dir' || a.startsWith('--out-dir='));
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
@@ -111,6 +118,12 @@ export function parseFileArgs(name: FileCommandName, argv: readonly string[]): P
         json = true;
         continue;
     }
+    if (name === 'plot' && flag === '--out') {
+      const v = value();
+      if (!v) return { kind: 'error', message: '--out needs the PDF to write every page into' };
+      combined = v;
+      continue;
+    }
     if (name === 'audit' && flag === '--fix') {
       fix = true;
       if (inline !== undefined) fixOut = inline;
@@ -134,9 +147,19 @@ export function parseFileArgs(name: FileCommandName, argv: readonly string[]): P
     positionals.push(a);
   }
 
+  let leading: string | undefined;
+  if (spec.leadingArg !== undefined) {
+    leading = positionals.shift();
+    if (leading === undefined) return { kind: 'error', message: `${name} needs ${spec.leadingArg} and the files to run it on` };
+  }
   let inputs = positionals;
   let output: string | undefined;
   let batch = false;
+  if (combined !== undefined) {
+    if (outDir !== undefined) return { kind: 'error', message: '--out writes one PDF and --out-dir one file per drawing: choose one' };
+    if (inputs.length === 0) return { kind: 'error', message: 'plot --out needs the drawings to plot' };
+    return { kind: 'run', options: { inputs: expandInputs(inputs), jobs, quiet, json, fix, pass, batch: false, combined } };
+  }
   if (spec.takesOutput && outDir === undefined) {
     const last = positionals.at(-1);
     if (positionals.length >= 2 && last !== undefined && isDir(last)) {
@@ -163,7 +186,7 @@ export function parseFileArgs(name: FileCommandName, argv: readonly string[]): P
   if (output !== undefined && batch) {
     return { kind: 'error', message: `${expanded.length} files to one output (${output}): use --out-dir DIR` };
   }
-  return { kind: 'run', options: { inputs: expanded, output, outDir, jobs, quiet, json, fix, pass, batch } };
+  return { kind: 'run', options: { inputs: expanded, output, outDir, jobs, quiet, json, fix, pass, batch, leading } };
 }
 
 /** The arguments of one file's command. */
@@ -176,6 +199,8 @@ function argsFor(name: FileCommandName, input: string, output: string | undefine
       return [input, ...(output !== undefined ? ['--fix', output] : []), ...(o.json ? ['--json'] : []), ...o.pass];
     case 'info':
       return [input, ...(o.json ? ['--json'] : []), ...o.pass];
+    case 'run':
+      return [o.leading!, input, ...(output !== undefined ? ['--out', output] : []), ...(o.json ? ['--json'] : []), ...o.pass];
   }
 }
 
@@ -224,7 +249,33 @@ export async function runFileCommand(name: FileCommandName, argv: readonly strin
     return 2;
   }
   const o = parsed.options;
+  if (o.combined !== undefined) return runCombined(name, o, io);
   return o.batch ? runBatch(name, o, io) : runSingle(name, o, io);
+}
+
+/**
+ * Commands whose product is a file: their stdout lines only describe what was written, so --quiet
+ * silences them as well (info and audit print their product on stdout).
+ */
+function writesItsProduct(name: FileCommandName): boolean {
+  return name === 'convert' || name === 'plot' || name === 'run';
+}
+
+// ---- many files into one (plot --out ONE.pdf) ------------------------------------------------------
+
+async function runCombined(name: FileCommandName, o: FileRunOptions, io: RunnerIo): Promise<number> {
+  const spec = FILE_COMMANDS[name];
+  const args = [...o.inputs, '--out', o.combined!, ...o.pass];
+  if (o.json) {
+    const started = performance.now();
+    const r = await inProcess(spec, args);
+    io.stdout.write(JSON.stringify(record(name, spec, { input: o.inputs.join(', '), output: o.combined, ...r, seconds: (performance.now() - started) / 1000 })) + '\n');
+    return r.code;
+  }
+  if (!o.quiet) return (await spec.load())(args, { stdout: io.stdout, stderr: io.stderr });
+  const r = await inProcess(spec, args);
+  if (r.code !== 0) io.stderr.write(r.stderr);
+  return r.code;
 }
 
 // ---- one file -----------------------------------------------------------------------------------
@@ -251,9 +302,11 @@ async function runSingle(name: FileCommandName, o: FileRunOptions, io: RunnerIo)
   const tty = io.stderr.isTTY === true && !o.quiet;
   if (tty) return runLive(name, args, input, io);
   if (o.quiet) {
-    // stdout is the command's product; its messages show only when it failed.
+    // Nothing but errors: messages show only when the command failed; stdout stays where it is the
+    // command's product (info, audit), and is dropped where it only describes the file written.
     let err = '';
-    const code = await (await spec.load())(args, { stdout: io.stdout, stderr: { write: (s: string) => ((err += s), true) } });
+    const stdout = writesItsProduct(name) ? { write: () => true } : io.stdout;
+    const code = await (await spec.load())(args, { stdout, stderr: { write: (s: string) => ((err += s), true) } });
     if (code !== 0) io.stderr.write(err);
     return code;
   }
@@ -338,7 +391,7 @@ async function runLive(name: FileCommandName, args: string[], input: string, io:
 async function runBatch(name: FileCommandName, o: FileRunOptions, io: RunnerIo): Promise<number> {
   const spec = FILE_COMMANDS[name];
   // Plan every output first: a clash or a name the command cannot write stops the run before any work.
-  const writes = spec.takesOutput || (name === 'audit' && o.fix);
+  const writes = spec.takesOutput || (name === 'audit' && o.fix) || (name === 'run' && o.outDir !== undefined);
   const plan = o.inputs.map((input) => ({ input, output: o.outDir !== undefined ? outputIn(name, o.outDir, input, o.pass, o.json) : undefined }));
   if (writes) {
     const byOutput = new Map<string, string>();
@@ -392,7 +445,7 @@ async function runBatch(name: FileCommandName, o: FileRunOptions, io: RunnerIo):
       io.stdout.write(JSON.stringify(record(name, spec, r)) + '\n');
     } else {
       if (name === 'info' && r.output !== undefined) writeFileSync(r.output, r.stdout);
-      else if (r.stdout) status.print(io.stdout, r.stdout);
+      else if (r.stdout && !(o.quiet && writesItsProduct(name))) status.print(io.stdout, r.stdout);
       if (!o.quiet || s !== 'ok') {
         const word = s === 'ok' ? 'ok' : s === 'errors' ? 'errors' : 'FAILED';
         const counter = `[${String(done).padStart(String(total).length)}/${total}]`;
