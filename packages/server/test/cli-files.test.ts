@@ -1,37 +1,21 @@
 // The command line as batch and CI users meet it (the real bins): --help everywhere, unknown
 // commands, `audit`, several files per run on worker threads with one line per file and a total,
 // --json and --quiet, progress on a terminal only, outputs the tool cannot write, ports in use.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, ROOT } from './helpers.js';
+import { BIN, ROOT, runBin, type BinRun } from './helpers.js';
 
 const KEYS_BIN = join(ROOT, 'packages', 'keys', 'bin', 'linework-keys.js');
 const FIXTURES = join(ROOT, 'packages', 'dxf', 'fixtures');
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type Run = BinRun;
 
 function run(bin: string, args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      cwd: opts.cwd ?? dir,
-      env: { PATH: process.env.PATH ?? '', LINEWORK_LOG_LEVEL: 'warn', ...opts.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runBin(bin, args, { cwd: opts.cwd ?? dir, env: opts.env });
 }
 const linework = (args: string[], opts?: Parameters<typeof run>[2]) => run(BIN, args, opts);
 

@@ -1,31 +1,17 @@
 // `linework run SCRIPT FILE...` as a CAD user runs a script over a folder of drawings (the real
 // bin): .scr command lines and .jsonl protocol requests, SAVE/SAVEAS/PLOT into --out-dir, a failing
 // line stops that drawing only, nothing is ever written beside the inputs; and `plot --quiet`.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, ROOT } from './helpers.js';
+import { BIN, ROOT, runBin, type BinRun } from './helpers.js';
 
 const FIXTURES = join(ROOT, 'packages', 'dxf', 'fixtures');
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function linework(args: string[], cwd = dir): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { PATH: process.env.PATH ?? '', LINEWORK_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function linework(args: string[], cwd = dir): Promise<BinRun> {
+  return runBin(BIN, args, { cwd });
 }
 
 /** Entity counts by type of a DXF file, as `linework info --json` reads it. */

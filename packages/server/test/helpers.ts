@@ -20,6 +20,29 @@ export function closedOf(sock: Socket): Promise<void> {
   });
 }
 
+export interface BinRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a bin to its end with a bare environment (PATH, a quiet log, and `env`); no stdin. */
+export function runBin(bin: string, args: readonly string[], opts: { cwd: string; env?: Record<string, string> }): Promise<BinRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, ...args], {
+      cwd: opts.cwd,
+      env: { PATH: process.env.PATH ?? '', LINEWORK_LOG_LEVEL: 'warn', ...opts.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
 export interface RawResponse {
   /** Everything the server wrote. */
   raw: Buffer;
