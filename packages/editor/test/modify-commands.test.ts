@@ -101,10 +101,23 @@ describe.skipIf(!hasChromium)('the editor\'s modify commands', () => {
         { type: 'Circle', center: [320, 20], radius: 8 },
         { type: 'Line', start: [400, 0], end: [420, 10] },
         { type: 'Line', start: [500, 0], end: [540, 0] },
+        { type: 'Line', start: [600, 0], end: [620, 0] },
+        { type: 'Line', start: [640, -10], end: [640, 10] },
+        { type: 'Line', start: [700, 0], end: [740, 0] },
+        { type: 'Line', start: [740, 0], end: [740, 40] },
+        { type: 'Line', start: [800, 0], end: [840, 0] },
+        { type: 'Line', start: [900, 0], end: [910, 0] },
+        { type: 'Line', start: [910, 0], end: [920, 0] },
+        { type: 'LWPolyline', points: [[1000, 0], [1020, 0], [1020, 10], [1000, 10]], closed: true },
+        { type: 'Circle', center: [1100, 0], radius: 5 },
+        { type: 'Line', start: [1200, 0], end: [1205, 0] },
+        { type: 'Line', start: [1300, 0], end: [1320, 0] },
+        { type: 'Line', start: [1500, 0], end: [1530, 0] },
+        { type: 'Line', start: [1500, 0], end: [1520, 20] },
       ],
     });
     expect(made.status, made.text).toBe(201);
-    [H.offset, H.trimmed, H.edge, H.alone, H.f1, H.f2, H.square, H.island, H.mirror, H.dim] = made.json.result.handles;
+    [H.offset, H.trimmed, H.edge, H.alone, H.f1, H.f2, H.square, H.island, H.mirror, H.dim, H.ext, H.bound, H.c1, H.c2, H.brk, H.j1, H.j2, H.rect, H.circle, H.arr, H.str, H.a1, H.a2] = made.json.result.handles;
     browser = await launch();
     ({ page } = await openEditor(browser, s.editorUrl, { width: 1280, height: 800 }));
   }, 60_000);
@@ -238,5 +251,165 @@ describe.skipIf(!hasChromium)('the editor\'s modify commands', () => {
     expect(d.defpoint[1]).toBeCloseTo(-12, 0);
     await waitFor(history, (h) => h.includes('Dimension text = 40'));
     await waitFor(prompt, (p) => p === null);
+  });
+
+  /** Runs a command by keyboard and clicks; the listing's change once `done` holds. */
+  async function edit(steps: () => Promise<void>, done: (c: ReturnType<typeof changes>) => boolean): Promise<ReturnType<typeof changes>> {
+    const before = await entities();
+    const v0 = await version();
+    await steps();
+    const c = await waitFor(async () => changes(before, await entities()), done);
+    await waitFor(prompt, (p) => p === null);
+    // one edit, one undo step
+    expect(await version()).toBe(v0 + 1);
+    return c;
+  }
+  const ask = (start: string): Promise<string | null> => waitFor(prompt, (p) => p?.startsWith(start) ?? false);
+  const rounded = (p: number[]): number[] => p.map((v) => Math.round(v * 1e6) / 1e6);
+
+  it('EXTEND (EX) grows the end nearer the pick to the boundary', async () => {
+    await focus([590, -20, 650, 20]);
+    const c = await edit(async () => {
+      await typeCommand('EX');
+      await ask('Select object to extend or [Boundary edges/Undo]:');
+      await click(page, 615, 0);
+      await waitFor(async () => (await s.api.get(`/api/v1/entities/${H.ext}`)).json.entities[0].end[0] as number, (x) => x === 640);
+      await page.keyboard.press('Enter');
+    }, (x) => x.changed.length === 1);
+    expect([c.changed[0]!.start, c.changed[0]!.end]).toEqual([[600, 0, 0], [640, 0, 0]]);
+  });
+
+  it('CHAMFER (CHA): Distance 5 and 5 (the second by Enter), two lines: the bevel', async () => {
+    await focus([690, -10, 750, 50]);
+    const c = await edit(async () => {
+      await typeCommand('CHA');
+      await ask('Select first line or [Polyline/Distance/Multiple]:');
+      await typeLine('D');
+      await ask('Specify first chamfer distance');
+      await typeLine('5');
+      await ask('Specify second chamfer distance <5>:');
+      await page.keyboard.press('Enter');
+      await ask('Select first line');
+      await click(page, 720, 0);
+      await ask('Select second line or [Distance]:');
+      await click(page, 740, 20);
+    }, (x) => x.added.length === 1);
+    expect([c.added[0]!.start, c.added[0]!.end].map(rounded).sort()).toEqual([[735, 0, 0], [740, 5, 0]]);
+  });
+
+  it('BREAK (BR): the pick is the first point, the second typed: the part between is gone', async () => {
+    await focus([790, -20, 850, 20]);
+    const c = await edit(async () => {
+      await typeCommand('BR');
+      await ask('Select object:');
+      await click(page, 810, 0);
+      await ask('Specify second break point or [First point]:');
+      await typeLine('830,0');
+    }, (x) => x.added.length === 1);
+    expect(c.changed[0]!.start).toEqual([800, 0, 0]);
+    expect(c.changed[0]!.end[0]).toBeCloseTo(810, 0);
+    expect([c.added[0]!.start, c.added[0]!.end]).toEqual([[830, 0, 0], [840, 0, 0]]);
+  });
+
+  it('JOIN (J) two collinear lines clicked; EXPLODE (X) a rectangle into four lines', async () => {
+    await focus([890, -20, 1030, 20]);
+    const j = await edit(async () => {
+      await typeCommand('J');
+      await ask('Select source object');
+      await click(page, 905, 0);
+      await click(page, 915, 0);
+      await waitFor(() => page.evaluate(() => ((globalThis as any).linework.app.ask?.picked ?? []) as string[]), (hs) => hs.length === 2);
+      await page.keyboard.press('Enter');
+    }, (x) => x.erased.length === 1);
+    expect(j.changed.map((e) => [e.start, e.end])).toEqual([[[900, 0, 0], [920, 0, 0]]]);
+    const x = await edit(async () => {
+      await typeCommand('X');
+      await ask('Select objects:');
+      await click(page, 1010, 10);
+      await waitFor(() => page.evaluate(() => ((globalThis as any).linework.app.ask?.picked ?? []) as string[]), (hs) => hs.length === 1);
+      await page.keyboard.press('Enter');
+    }, (c) => c.erased.length === 1);
+    expect(x.erased).toEqual([H.rect]);
+    expect(x.added.map((e) => e.type)).toEqual(['Line', 'Line', 'Line', 'Line']);
+  });
+
+  it('SCALE (SC) by a typed factor; ARRAY (AR) rectangular; STRETCH (S) by a crossing window', async () => {
+    await focus([1090, -20, 1110, 20]);
+    const sc = await edit(async () => {
+      await typeCommand('SC');
+      await ask('Select objects:');
+      await click(page, 1100, 5);
+      await waitFor(() => page.evaluate(() => ((globalThis as any).linework.app.ask?.picked ?? []) as string[]), (hs) => hs.length === 1);
+      await page.keyboard.press('Enter');
+      await ask('Specify base point:');
+      await typeLine('1100,0');
+      await ask('Specify scale factor or [Reference] <1.0000>:');
+      // the scaled circle follows the cursor
+      const [x, y] = await at(page, 1102, 3);
+      await page.mouse.move(x, y, { steps: 3 });
+      await waitFor(() => page.evaluate(() => (globalThis as any).linework.app.overlay.bands.length as number), (n) => n > 10);
+      await typeLine('2');
+    }, (c) => c.changed.length === 1);
+    expect(sc.changed[0]!.radius).toBe(10);
+
+    await focus([1190, -20, 1260, 40]);
+    const ar = await edit(async () => {
+      await typeCommand('AR');
+      await ask('Select objects:');
+      await click(page, 1202, 0);
+      await waitFor(() => page.evaluate(() => ((globalThis as any).linework.app.ask?.picked ?? []) as string[]), (hs) => hs.length === 1);
+      await page.keyboard.press('Enter');
+      await ask('Enter the type of array [Rectangular/Polar] <R>:');
+      await page.keyboard.press('Enter');
+      await ask('Enter the number of rows');
+      await typeLine('2');
+      await ask('Enter the number of columns');
+      await typeLine('3');
+      await ask('Enter the distance between rows');
+      await typeLine('10');
+      await ask('Specify the distance between columns');
+      await typeLine('20');
+    }, (c) => c.added.length === 5);
+    expect(ar.added.map((e) => rounded(e.start)).sort()).toEqual([[1200, 10, 0], [1220, 0, 0], [1220, 10, 0], [1240, 0, 0], [1240, 10, 0]]);
+
+    await focus([1290, -20, 1340, 20]);
+    const st = await edit(async () => {
+      await typeCommand('S');
+      await ask('Specify first corner:');
+      await click(page, 1315, -5);
+      await ask('Specify opposite corner:');
+      await click(page, 1325, 5);
+      await ask('Specify base point or [Displacement]');
+      await typeLine('1320,0');
+      await ask('Specify second point');
+      await typeLine('1330,0');
+    }, (c) => c.changed.length === 1);
+    expect([st.changed[0]!.start, st.changed[0]!.end]).toEqual([[1300, 0, 0], [1330, 0, 0]]);
+  });
+
+  it('DIMRADIUS (DRA) on the scaled circle and DIMANGULAR (DAN) between two lines', async () => {
+    await focus([1080, -20, 1130, 20]);
+    const r = await edit(async () => {
+      await typeCommand('DRA');
+      await ask('Select arc or circle:');
+      await click(page, 1110, 0);
+      await ask('Specify dimension line location or [Mtext/Text]:');
+      await click(page, 1118, 6);
+    }, (c) => c.added.some((e) => e.type === 'Dimension'));
+    expect(r.added.find((e) => e.type === 'Dimension')!.actual_measurement).toBeCloseTo(10, 9);
+
+    await focus([1490, -10, 1540, 30]);
+    const a = await edit(async () => {
+      await typeCommand('DAN');
+      await ask('Select arc, circle, line, or <specify vertex>:');
+      await click(page, 1525, 0);
+      await ask('Select second line:');
+      await click(page, 1510, 10);
+      await ask('Specify dimension arc line location');
+      await click(page, 1522, 8);
+    }, (c) => c.added.some((e) => e.type === 'Dimension'));
+    const m = a.added.find((e) => e.type === 'Dimension')!.actual_measurement as number;
+    // DXF keeps an angular measurement in radians
+    expect(m).toBeCloseTo(Math.PI / 4, 9);
   });
 });

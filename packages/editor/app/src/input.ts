@@ -261,6 +261,7 @@ export function bindInput(app: App, canvas: HTMLCanvasElement, cmd: CommandLine,
       const a = app.ask;
       if (a?.kind === 'select') app.endSelect(a);
       else if (a?.kind === 'point' && a.optional) a.resolve(null);
+      else if (a?.kind === 'value') focusCommandLine('', true);
       else if (!a && !app.busy) contextMenu(ev.clientX, ev.clientY);
       return;
     }
@@ -364,7 +365,8 @@ export function bindInput(app: App, canvas: HTMLCanvasElement, cmd: CommandLine,
     const a = app.ask;
     if (a?.kind === 'select') app.endSelect(a);
     else if (a?.kind === 'point' && a.optional) a.resolve(null);
-    else if (!a) focusCommandLine('', true);
+    // an empty answer: the default a value prompt shows in <>
+    else if (!a || a.kind === 'value') focusCommandLine('', true);
   };
   window.addEventListener('keyup', (ev) => {
     if (ev.key !== ' ' || !space) return;
@@ -423,6 +425,8 @@ export function bindInput(app: App, canvas: HTMLCanvasElement, cmd: CommandLine,
       return;
     }
     if (ev.key === 'Enter') {
+      // the key's own press would reach the command line enter() may focus, answering twice
+      ev.preventDefault();
       enter();
       return;
     }
