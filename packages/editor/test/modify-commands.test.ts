@@ -4,6 +4,7 @@
 // HTTP with the same picks: each command's edit is undone and the op called directly, and the two
 // results compared entity by entity. MIRROR and DIMLINEAR are checked against the expected
 // geometry, and an op's refusal must stay at the prompt with the command alive.
+import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { at, click, hasChromium, launch, openEditor, settle, startEditor, waitFor, type EditorServer } from './helpers.js';
@@ -140,6 +141,7 @@ describe.skipIf(!hasChromium)('the editor\'s modify commands', () => {
       const [x, y] = await at(page, 22, 10);
       await page.mouse.move(x, y, { steps: 3 });
       await waitFor(() => page.evaluate(() => (globalThis as any).linework.app.overlay.bands.length as number), (n) => n > 0);
+      if (process.env.LINEWORK_EDITOR_SHOTS) await page.screenshot({ path: join(process.env.LINEWORK_EDITOR_SHOTS, 'offset-preview.png') });
       await click(page, 22, 10);
       await waitFor(prompt, (p) => p === 'Select object to offset or [Exit] <Exit>:');
       await page.keyboard.press('Enter');
@@ -239,6 +241,7 @@ describe.skipIf(!hasChromium)('the editor\'s modify commands', () => {
     const [x, y] = await at(page, 522, -12);
     await page.mouse.move(x, y, { steps: 3 });
     await waitFor(() => page.evaluate(() => (globalThis as any).linework.app.overlay.bands.length as number), (n) => n >= 3);
+    if (process.env.LINEWORK_EDITOR_SHOTS) await page.screenshot({ path: join(process.env.LINEWORK_EDITOR_SHOTS, 'dimlinear-preview.png') });
     await click(page, 522, -12);
     const after = await waitFor(entities, (m) => m.size > before.size);
     const dims = changes(before, after).added.filter((e) => e.type === 'Dimension');

@@ -239,7 +239,7 @@ export function bindInput(app: App, canvas: HTMLCanvasElement, cmd: CommandLine,
       { label: 'Copy', ...(sel ? { run: () => command('COPYCLIP') } : {}) },
       { label: 'Paste', ...(clipboard() ? { run: () => command('PASTECLIP') } : {}) },
       { label: '' },
-      on('Erase', sel), on('Move', sel), { label: 'Copy with base point', ...(sel ? { run: () => command('COPY') } : {}) }, on('Rotate', sel),
+      on('Erase', sel), on('Move', sel), { label: 'Copy with base point', ...(sel ? { run: () => command('COPY') } : {}) }, on('Rotate', sel), on('Scale', sel),
       { label: 'Properties', run: () => document.getElementById('properties')?.scrollIntoView() },
       { label: 'Deselect all', ...(sel ? { run: () => void app.api.op('select', { document_id: app.docId, mode: 'clear' }).catch(fail) } : {}) },
     ];
