@@ -9,6 +9,7 @@ import { Cancelled, Keyword, fmt, matchKeyword, parsePoint, type Point } from '.
 import { closeDrawing, newDrawing, openDrawing, quickSave, saveAs } from './file-commands.js';
 import { helpDialog } from './dialogs.js';
 import { copyClip, pasteClip } from './clipboard.js';
+import { MODIFY_ALIASES, MODIFY_COMMANDS, MODIFY_HELP } from './modify-commands.js';
 import { arcCommand, ellipseCommand, mtextCommand, plineCommand, polygonCommand, rectangCommand, splineCommand, textCommand } from './draw-commands.js';
 
 const ALIASES: Record<string, string> = {
@@ -32,6 +33,7 @@ export const COMMAND_HELP: [string, string][] = [
   ['TEXT (DT)', 'start point, height, rotation, text; double click a text to edit it'],
   ['MTEXT (T, MT)', 'two corners (its width), then the text (\\P: new paragraph)'],
   ['CIRCLE (C)', 'centre and radius'],
+  ...MODIFY_HELP,
   ['POINT (PO)', 'a point'],
   ['MOVE (M) / COPY (CO) / ROTATE (RO)', 'the selection (or objects picked) by base and second point'],
   ['ERASE (E)', 'the selection (or objects picked)'],
@@ -103,6 +105,8 @@ export function bindCommandLine(app: App): CommandLine {
   };
 
   const run = async (name: string, args: string[] = []): Promise<void> => {
+    const modify = MODIFY_COMMANDS[name];
+    if (modify) return modify(app);
     switch (name) {
       case 'NEW':
         return newDrawing(app);
@@ -215,11 +219,11 @@ export function bindCommandLine(app: App): CommandLine {
 
   const start = (text: string): void => {
     const words = text.trim().split(/\s+/);
-    const name = (ALIASES[words[0]!.toUpperCase()] ?? words[0]!.toUpperCase());
+    const name = (ALIASES[words[0]!.toUpperCase()] ?? MODIFY_ALIASES[words[0]!.toUpperCase()] ?? words[0]!.toUpperCase());
     recent.splice(0, recent.length, ...[name, ...recent.filter((r) => r !== name)].slice(0, 6));
     app.message(`Command: ${text.trim()}`);
     app.busy = true;
-    const job = PAGE_COMMANDS.has(name) ? run(name, words.slice(1)) : words.length === 1 && INTERACTIVE.has(name) ? run(name) : send(text.trim());
+    const job = PAGE_COMMANDS.has(name) ? run(name, words.slice(1)) : words.length === 1 && (INTERACTIVE.has(name) || name in MODIFY_COMMANDS) ? run(name) : send(text.trim());
     void job.catch(fail).finally(() => {
       app.busy = false;
       app.nextPrompt();

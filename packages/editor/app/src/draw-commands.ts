@@ -12,7 +12,7 @@ const deg = (c: Point, p: Point): number => (Math.atan2(p[1] - c[1], p[0] - c[0]
 const dist = (a: Point, b: Point): number => Math.hypot(b[0] - a[0], b[1] - a[1]);
 
 /** A point, or the keyword typed instead (null: Enter on an optional point). */
-async function pointOr(app: App, message: string, base: Point | undefined, keywords: readonly string[], optional = false): Promise<Point | string | null> {
+export async function pointOr(app: App, message: string, base: Point | undefined, keywords: readonly string[], optional = false): Promise<Point | string | null> {
   try {
     return await app.point(message, base, optional, keywords);
   } catch (e) {
@@ -21,14 +21,14 @@ async function pointOr(app: App, message: string, base: Point | undefined, keywo
   }
 }
 
-async function mustPoint(app: App, message: string, base?: Point): Promise<Point> {
+export async function mustPoint(app: App, message: string, base?: Point): Promise<Point> {
   const p = await app.point(message, base);
   if (!p) throw new Cancelled();
   return p;
 }
 
 /** Runs a step with a preview drawn from the cursor's point (screen segments). */
-async function withPreview<T>(app: App, draw: (to: Point) => Point[][], step: () => Promise<T>): Promise<T> {
+export async function withPreview<T>(app: App, draw: (to: Point) => Point[][], step: () => Promise<T>): Promise<T> {
   app.preview = (to) => {
     const out: Seg[] = [];
     for (const line of draw(to)) {
@@ -47,7 +47,7 @@ async function withPreview<T>(app: App, draw: (to: Point) => Point[][], step: ()
   }
 }
 
-function arcPolyline(c: Point, r: number, a0: number, a1: number): Point[] {
+export function arcPolyline(c: Point, r: number, a0: number, a1: number): Point[] {
   let sweep = a1 - a0;
   while (sweep <= 0) sweep += 360;
   const n = Math.max(8, Math.ceil(sweep / 5));

@@ -34,6 +34,8 @@ export function bindInput(app: App, canvas: HTMLCanvasElement, cmd: CommandLine,
     return [ev.clientX - r.left, ev.clientY - r.top];
   };
   const aperture = (): number => PICK_PX / view.scale;
+  /** Objects are being picked (hover shows what a click would take). */
+  const picking = (): boolean => !app.ask || app.ask.kind === 'select' || (app.ask.kind === 'point' && !!app.ask.pickbox);
   const fail = (err: unknown): void => app.message(err instanceof ApiError ? `${err.code}: ${err.message}` : String((err as Error)?.message ?? err), true);
 
   /** Ortho: the point constrained to the horizontal or vertical through the base. */
@@ -88,7 +90,7 @@ export function bindInput(app: App, canvas: HTMLCanvasElement, cmd: CommandLine,
     void app.api.op('pick', { document_id: app.docId, layout: app.layout, ...fields }).then((r) => {
       app.stats.hoverMs = performance.now() - t0;
       // the cursor may have left meanwhile
-      if (app.overlay.cursor && (!app.ask || app.ask.kind === 'select')) app.setHover((r.result?.handles ?? []) as string[]);
+      if (app.overlay.cursor && picking()) app.setHover((r.result?.handles ?? []) as string[]);
     }, () => undefined).finally(() => {
       hoverBusy = false;
       if (hoverWanted) trackHover(hoverWanted);
@@ -140,7 +142,7 @@ export function bindInput(app: App, canvas: HTMLCanvasElement, cmd: CommandLine,
   const bandsFor = (sx: number, sy: number): void => {
     const a = app.ask;
     app.overlay.bands = [];
-    if (app.preview && a?.kind === 'point') {
+    if (app.preview && (a?.kind === 'point' || a?.kind === 'value')) {
       const t0 = performance.now();
       const to = app.overlay.snap ? app.overlay.snap.at : orthoed(view.toWorld(sx, sy), a.base);
       app.overlay.bands.push(...app.preview(to));
@@ -162,9 +164,9 @@ export function bindInput(app: App, canvas: HTMLCanvasElement, cmd: CommandLine,
     const a = app.ask;
     if (!a || a.kind !== 'point') return;
     const w = view.toWorld(sx, sy);
-    const snapped = await snapAt(w, a.base);
+    const snapped = a.pickbox ? null : await snapAt(w, a.base);
     if (app.ask !== a) return;
-    const p = snapped ? snapped.at : orthoed(w, a.base);
+    const p = snapped ? snapped.at : a.pickbox ? w : orthoed(w, a.base);
     app.lastPoint = p;
     a.resolve(p);
   };
@@ -237,7 +239,7 @@ export function bindInput(app: App, canvas: HTMLCanvasElement, cmd: CommandLine,
       { label: 'Copy', ...(sel ? { run: () => command('COPYCLIP') } : {}) },
       { label: 'Paste', ...(clipboard() ? { run: () => command('PASTECLIP') } : {}) },
       { label: '' },
-      on('Erase', sel), on('Move', sel), { label: 'Copy with base point', ...(sel ? { run: () => command('COPY') } : {}) }, on('Rotate', sel),
+      on('Erase', sel), on('Move', sel), { label: 'Copy with base point', ...(sel ? { run: () => command('COPY') } : {}) }, on('Rotate', sel), on('Scale', sel),
       { label: 'Properties', run: () => document.getElementById('properties')?.scrollIntoView() },
       { label: 'Deselect all', ...(sel ? { run: () => void app.api.op('select', { document_id: app.docId, mode: 'clear' }).catch(fail) } : {}) },
     ];
@@ -259,6 +261,7 @@ export function bindInput(app: App, canvas: HTMLCanvasElement, cmd: CommandLine,
       const a = app.ask;
       if (a?.kind === 'select') app.endSelect(a);
       else if (a?.kind === 'point' && a.optional) a.resolve(null);
+      else if (a?.kind === 'value') focusCommandLine('', true);
       else if (!a && !app.busy) contextMenu(ev.clientX, ev.clientY);
       return;
     }
@@ -334,11 +337,11 @@ export function bindInput(app: App, canvas: HTMLCanvasElement, cmd: CommandLine,
     }
     const from = down && Math.hypot(x - down.x, y - down.y) > DRAG_PX && !app.ask?.kind.startsWith('p') ? down : implied;
     app.overlay.window = from ? { from: [from.x, from.y], to: [x, y] } : null;
-    if (app.ask?.kind === 'point') trackSnap(w);
+    if (app.ask?.kind === 'point' && !app.ask.pickbox) trackSnap(w);
     bandsFor(x, y);
     app.overlayOnly();
     // what a click or the window would take, highlighted before the click
-    if (!app.ask || app.ask.kind === 'select') trackHover(from ? { window: [from.x, from.y, x, y] } : { at: w });
+    if (picking()) trackHover(from ? { window: [from.x, from.y, x, y] } : { at: w });
     else app.setHover([]);
   });
 
@@ -362,7 +365,8 @@ export function bindInput(app: App, canvas: HTMLCanvasElement, cmd: CommandLine,
     const a = app.ask;
     if (a?.kind === 'select') app.endSelect(a);
     else if (a?.kind === 'point' && a.optional) a.resolve(null);
-    else if (!a) focusCommandLine('', true);
+    // an empty answer: the default a value prompt shows in <>
+    else if (!a || a.kind === 'value') focusCommandLine('', true);
   };
   window.addEventListener('keyup', (ev) => {
     if (ev.key !== ' ' || !space) return;
@@ -421,6 +425,8 @@ export function bindInput(app: App, canvas: HTMLCanvasElement, cmd: CommandLine,
       return;
     }
     if (ev.key === 'Enter') {
+      // the key's own press would reach the command line enter() may focus, answering twice
+      ev.preventDefault();
       enter();
       return;
     }
