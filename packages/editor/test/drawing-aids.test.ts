@@ -148,6 +148,32 @@ describe.skipIf(!hasChromium)('drawing aids, the properties palette and text in 
     await idle();
   });
 
+  it('F11 object-snap tracking: a point rested on, then followed along its horizontal', async () => {
+    await page.locator('#gl').focus();
+    await page.keyboard.press('F11');
+    await typeCommand('LINE');
+    await page.keyboard.type('150,50');
+    await page.keyboard.press('Enter');
+    await waitFor(prompt, (p) => p?.startsWith('Specify next point') ?? false);
+    // rest on the line's start (200, 40): the endpoint snap shows and is acquired
+    await hover(200.3, 40.2);
+    await waitFor(() => page.evaluate(() => (globalThis as any).linework.app.acquired.map((a: { at: number[] }) => a.at) as number[][]), (a) => a.some((p) => p[0] === 200 && p[1] === 40));
+    // away from it, a little above its horizontal: the cursor follows the horizontal
+    await hover(175, 40.5);
+    await waitFor(() => page.evaluate(() => (globalThis as any).linework.app.overlay.snap as unknown), (x) => x === null);
+    const label = await waitFor(() => page.evaluate(() => (globalThis as any).linework.app.overlay.track?.label as string | null), (l) => l?.startsWith('Endpoint:') ?? false);
+    expect(label).toMatch(/^Endpoint: [\d.]+ < 180°$/);
+    await page.mouse.down();
+    await page.mouse.up();
+    await page.keyboard.press('Enter');
+    const line = await waitFor(async () => (await newest())[0]!, (e) => e.type === 'Line' && e.start[0] === 150 && e.start[1] === 50);
+    expect(line.end[1]).toBe(40);
+    expect(line.end[0]).toBeGreaterThan(170);
+    expect(line.end[0]).toBeLessThan(180);
+    await page.keyboard.press('F11');
+    await idle();
+  });
+
   it('the palette shows *VARIES* for two circles; Radius typed changes both in one undo step', async () => {
     await click(page, 205, 0);
     await click(page, 238, 10);

@@ -183,7 +183,17 @@ export function bindInput(app: App, canvas: HTMLCanvasElement, cmd: CommandLine,
     }
   };
 
-  const pickPoint = async (sx: number, sy: number): Promise<void> => {
+  /** A click's point still being snapped: Enter pressed meanwhile waits for it (it came first). */
+  let picking: Promise<void> | null = null;
+  const pickPoint = (sx: number, sy: number): Promise<void> => {
+    const p = snapAndAnswer(sx, sy);
+    picking = p;
+    void p.finally(() => {
+      if (picking === p) picking = null;
+    });
+    return p;
+  };
+  const snapAndAnswer = async (sx: number, sy: number): Promise<void> => {
     const a = app.ask;
     if (!a || a.kind !== 'point') return;
     const w = view.toWorld(sx, sy);
@@ -384,6 +394,10 @@ export function bindInput(app: App, canvas: HTMLCanvasElement, cmd: CommandLine,
   // Space is Enter (AutoCAD), unless it was held to pan with a drag
   let spacePanned = false;
   const enter = (): void => {
+    if (picking) {
+      void picking.then(enter, enter);
+      return;
+    }
     const a = app.ask;
     if (a?.kind === 'select') app.endSelect(a);
     else if (a?.kind === 'point' && a.optional) a.resolve(null);

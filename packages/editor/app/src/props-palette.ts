@@ -99,7 +99,7 @@ function fieldsOf(type: string): Field[] {
         { label: 'Vertices', key: 'vertices', get: (e) => (e.points as unknown[]).length },
         { label: 'Elevation', key: 'elevation', get: (e) => e.elevation ?? 0, set: (v) => ({ elevation: Number(v) }) },
         { label: 'Global width', key: 'const_width', get: (e) => e.const_width ?? 0, set: (v) => (Number(v) >= 0 ? { const_width: Number(v) } : null) },
-        { label: 'Closed', key: 'closed', text: true, get: (e) => ((e.flags ?? 0) & 1 ? 'Yes' : 'No'), set: (v) => ({ flags: String(v) === 'Yes' ? 1 : 0 }) },
+        { label: 'Closed', key: 'closed', text: true, get: (e) => ((e.flags ?? 0) & 1 ? 'Yes' : 'No'), set: (v, e) => (/^(yes|no)$/i.test(String(v)) ? { flags: /^yes$/i.test(String(v)) ? (e.flags ?? 0) | 1 : (e.flags ?? 0) & ~1 } : null) },
         { label: 'Length', key: 'length', get: (e) => polyLength(e.points, ((e.flags ?? 0) & 1) === 1) },
         { label: 'Area', key: 'area', get: (e) => polyArea(e.points) },
       ];
