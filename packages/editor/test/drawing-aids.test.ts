@@ -227,6 +227,13 @@ describe.skipIf(!hasChromium)('drawing aids, the properties palette and text in 
     await picker.locator('button.swatch[data-aci="30"]').click();
     await waitFor(async () => (await entity(H.L!)).color, (c) => c === 30);
     await waitFor(() => page.locator('#prop-body select[data-field="color"] option:checked').innerText(), (t) => t === 'Color 30');
+    // a true colour from the picker: kept with its nearest index for older readers
+    await page.locator('#prop-body select[data-field="color"]').selectOption('pick');
+    await picker.waitFor();
+    await picker.locator('input[type="color"]').fill('#336699');
+    await picker.locator('[data-action="true-color"]').click();
+    await waitFor(async () => (await entity(H.L!)).true_color, (c) => c === 0x336699);
+    await waitFor(() => page.locator('#prop-body select[data-field="color"] option:checked').innerText(), (t) => t === '51,102,153');
     await idle();
   });
 

@@ -423,6 +423,8 @@ export class App {
         if (mine) {
           if (typeof data.version === 'number') this.docVersion = data.version;
           this.applyChange(data);
+          // OSMODE / POLARANG set by a client, or an undo taking back F3
+          if (data.op === 'sysvars' || data.kind !== 'changed') void this.loadAids();
         }
         if (data.redraw === 'all' && mine) this.emit('layers');
         if (mine && data.op !== 'display_list') void this.refreshSelection();
