@@ -136,7 +136,14 @@ export function bindDynamicInput(app: App, viewport: HTMLElement): DynamicInput 
   }
 
   app.on.ask.push(() => {
-    if (!app.ask) clear();
+    const a = app.ask;
+    if (!a) clear();
+    // a command typed on the command line then asks for points: what is typed next goes to the
+    // box at the cursor, as in AutoCAD (the command line keeps what the user has begun typing)
+    const cmd = document.getElementById('cmd') as HTMLInputElement | null;
+    if (a && app.toggles.dyn && (a.kind === 'point' || (a.kind === 'value' && !a.text)) && cmd && document.activeElement === cmd && !cmd.value) {
+      (document.getElementById('gl') as HTMLElement | null)?.focus();
+    }
     update();
   });
 
