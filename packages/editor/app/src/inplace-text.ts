@@ -24,9 +24,26 @@ export function ghostText(app: App, at: Point, height: number, rotation: number,
   const g = document.createElement('div');
   g.className = 'inplace-ghost';
   g.textContent = text;
-  place(app, g, at, height, rotation, false);
   document.getElementById('viewport')!.append(g);
-  return () => g.remove();
+  const stop = follow(() => place(app, g, at, height, rotation, false));
+  return () => {
+    stop();
+    g.remove();
+  };
+}
+
+/** Keeps a box on its drawing point while the view pans and zooms (once a frame while it lives). */
+function follow(placeIt: () => void): () => void {
+  let alive = true;
+  const tick = (): void => {
+    if (!alive) return;
+    placeIt();
+    requestAnimationFrame(tick);
+  };
+  tick();
+  return () => {
+    alive = false;
+  };
 }
 
 function place(app: App, e: HTMLElement, at: Point, height: number, rotation: number, top: boolean): void {
@@ -50,16 +67,18 @@ export function typeInPlace(app: App, o: InPlace): Promise<string> {
   box.spellcheck = false;
   box.value = o.initial ?? '';
   const viewport = document.getElementById('viewport')!;
-  place(app, box, o.at, o.height, o.rotation, o.multiline);
-  const fit = (): void => {
+  const stopFollowing = follow(() => {
+    place(app, box, o.at, o.height, o.rotation, o.multiline);
+    fit();
+  });
+  function fit(): void {
     // the box grows with what is typed (at least a few characters wide)
     const px = parseFloat(box.style.fontSize);
     const lines = box.value.split('\n');
     const longest = Math.max(4, ...lines.map((l) => l.length + 1));
     box.style.width = o.multiline && o.width ? `${Math.max(o.width * app.view.scale, px * 2)}px` : `${longest * px * 0.62}px`;
     if (box instanceof HTMLTextAreaElement) box.style.height = `${Math.max(1, lines.length) * px * 1.667 + 4}px`;
-  };
-  fit();
+  }
   const asked = app.value(o.message, undefined, true);
   viewport.append(box);
   box.focus();
@@ -89,6 +108,7 @@ export function typeInPlace(app: App, o: InPlace): Promise<string> {
   };
   if (o.multiline) window.addEventListener('mousedown', outside, true);
   const done = (): void => {
+    stopFollowing();
     window.removeEventListener('mousedown', outside, true);
     box.remove();
     (document.getElementById('gl') as HTMLElement | null)?.focus();
