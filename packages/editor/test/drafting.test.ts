@@ -237,7 +237,9 @@ describe.skipIf(!hasChromium)('the editor as a drafting tool', () => {
     await answer('3');
     await answer('0');
     await waitFor(prompt, (p) => p === 'Enter text:');
+    // typed in place; an empty line ends TEXT
     await answer('HELLO WORLD');
+    await page.keyboard.press('Enter');
     const t = await waitFor(made, (e) => e.type === 'Text');
     expect(t.text).toBe('HELLO WORLD');
     await settle(page);

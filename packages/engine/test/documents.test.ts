@@ -41,6 +41,33 @@ describe('sysvars', () => {
     expect(active(e).version).toBe(2);
   });
 
+  it('OSMODE (also named OSNAP) and POLARANG: the editor\'s drawing aids, kept in the header', async () => {
+    const e = engine();
+    expect((await ok(e, 'sysvars', { get: ['OSMODE', 'POLARANG'] })).values).toEqual({ OSMODE: 767, POLARANG: 90 });
+    const s = await ok(e, 'sysvars', { set: { OSNAP: 1 + 4 + 32 + 4096 + 16384, POLARANG: 15 } });
+    expect(s.values).toMatchObject({ OSMODE: 20517, OSNAP: 20517, POLARANG: 15 });
+    expect(active(e).doc.getHeader('$OSMODE')).toBe(20517);
+    await fails(e, 'sysvars', { set: { OSMODE: 40000 } }, 'invalid_sysvar');
+    await fails(e, 'sysvars', { set: { POLARANG: 0 } }, 'invalid_sysvar');
+  });
+
+  it('tangent and extension snaps when asked for', async () => {
+    const e = engine();
+    await ok(e, 'entities_create', { entities: [{ type: 'Circle', center: [0, 0], radius: 5 }, { type: 'Line', start: [20, 0], end: [30, 0] }] });
+    // from (10, 0) the tangent touches the circle at 60 degrees
+    const t = (await ok(e, 'snap', { point: [2.6, 4.2], aperture: 1, modes: ['tangent'], base: [10, 0] })).snap;
+    expect(t.kind).toBe('tangent');
+    expect(t.point[0]).toBeCloseTo(2.5, 9);
+    expect(t.point[1]).toBeCloseTo(5 * Math.sin(Math.PI / 3), 9);
+    expect((await ok(e, 'snap', { point: [35, 0.3], aperture: 1, modes: ['extension'] })).snap).toBeNull();
+    // once the line is acquired (the cursor rested on its end), its extension snaps from afar
+    const lineH = (await ok(e, 'pick', { point: [30, 0], aperture: 0.5 })).handles[0];
+    const x = (await ok(e, 'snap', { point: [35, 0.3], aperture: 1, modes: ['extension'], acquired: [lineH] })).snap;
+    expect(x).toMatchObject({ kind: 'extension', point: [35, 0, 0] });
+    // not asked: neither (the default modes leave them out)
+    expect((await ok(e, 'snap', { point: [35, 0.3], aperture: 1, acquired: [lineH] })).snap).toBeNull();
+  });
+
   it('new entities use CLAYER and TEXTSIZE', async () => {
     const e = engine();
     await ok(e, 'command', { cmd: '-LAYER N L1' });

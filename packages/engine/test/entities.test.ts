@@ -145,6 +145,22 @@ describe('entities', () => {
     await fails(e, 'property', { handle: c, name: 'wibble' }, 'unknown_property');
   });
 
+  it('set_properties `each`: per-entity values with the common ones, in one undo step, all or nothing', async () => {
+    const e = engine();
+    const [a, b] = (await ok(e, 'entities_create', { entities: [{ type: 'Line', start: [0, 1], end: [5, 5] }, { type: 'Line', start: [0, 2], end: [6, 6] }] })).handles;
+    const v0 = active(e).version;
+    await ok(e, 'set_properties', { handles: [a, b], color: 3, each: { [a]: { start: [9, 1, 0] }, [b]: { start: [9, 2, 0] } } });
+    expect(active(e).version).toBe(v0 + 1);
+    const got = (await ok(e, 'entities_list', { handles: [a, b], detail: 'full' })).entities;
+    expect(got.map((x: { start: number[]; color: number }) => [x.start, x.color])).toEqual([[[9, 1, 0], 3], [[9, 2, 0], 3]]);
+    // one refused value: neither entity changes
+    await fails(e, 'set_properties', { handles: [a, b], each: { [a]: { start: [1, 1, 0] }, [b]: { start: 'x' } } }, 'invalid_property');
+    expect((await ok(e, 'property', { handle: a, name: 'start' })).value).toEqual([9, 1, 0]);
+    await fails(e, 'set_properties', { handles: [a], each: { [b]: { color: 1 } } }, 'invalid_request');
+    await ok(e, 'undo');
+    expect((await ok(e, 'property', { handle: b, name: 'start' })).value).toEqual([0, 2, 0]);
+  });
+
   it('selection sets, select, get_selection (passive, in order)', async () => {
     const e = engine();
     const hs = (await ok(e, 'entities_create', { entities: [{ type: 'Text', value: 'T1', position: [0, 0], height: 1 }, { type: 'Circle', center: [0, 0], radius: 1 }] })).handles;

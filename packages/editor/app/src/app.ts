@@ -6,6 +6,7 @@ import { decodeFrame } from './frame.js';
 import { FLAG_HOVER, FLAG_SELECTED } from './gl.js';
 import { drawOverlay, type OverlayState } from './overlay.js';
 import { Cancelled, type Ask, type Point } from './prompts.js';
+import { OSNAP_OFF } from './drawing-aids.js';
 import { GRIP_LIMIT, gripsOf, type Grip, type Rec } from './grips.js';
 import { Scene } from './scene.js';
 import { Atlas } from './text.js';
@@ -31,6 +32,10 @@ export interface Toggles {
   grid: boolean;
   ortho: boolean;
   osnap: boolean;
+  /** Polar tracking (F10), object-snap tracking (F11), dynamic input (F12). */
+  polar: boolean;
+  otrack: boolean;
+  dyn: boolean;
   lwt: boolean;
   dark: boolean;
 }
@@ -47,11 +52,20 @@ export class App {
   layout = 'Model';
   /** Document version the scene shows. */
   version = -1;
+  /** The shown document's latest version as its change events tell (the palette redraws on it). */
+  docVersion = -1;
   /** The drawing on screen and the frame count when it arrived (a later frame shows it). */
   shown: { document_id: number; frame: number } | null = null;
   selection: string[] = [];
-  toggles: Toggles = { grid: false, ortho: false, osnap: true, lwt: false, dark: true };
-  readonly overlay: OverlayState = { cursor: null, pickBox: PICK_PX, crosshair: true, snap: null, window: null, bands: [], grid: null, dark: true, note: null, grips: [], hotGrip: null };
+  toggles: Toggles = { grid: false, ortho: false, osnap: true, polar: false, otrack: false, dyn: true, lwt: false, dark: true };
+  readonly overlay: OverlayState = { cursor: null, pickBox: PICK_PX, crosshair: true, snap: null, window: null, bands: [], grid: null, dark: true, note: null, grips: [], hotGrip: null, track: null };
+  /** The drawing's OSMODE (running object snaps, AutoCAD's bits) and POLARANG (degrees). */
+  osmode = 767;
+  polarAngle = 90;
+  /** Object-snap tracking's acquired points (and the entities they lie on, for extension). */
+  acquired: { at: Point; kind: string; handle?: string }[] = [];
+  /** The point the cursor stands for now (snapped or tracked): direct distance entry aims along it. */
+  aim: Point | null = null;
   /** The grips of the selection and the records they come from. */
   grips: Grip[] = [];
   readonly gripRecs = new Map<string, Rec>();
@@ -72,7 +86,7 @@ export class App {
   busy = false;
   lastPoint: Point | null = null;
   /** Listeners the panels register. */
-  readonly on = { docs: [] as (() => void)[], layers: [] as (() => void)[], selection: [] as (() => void)[], ask: [] as (() => void)[], message: [] as ((m: string, err?: boolean) => void)[] };
+  readonly on = { docs: [] as (() => void)[], layers: [] as (() => void)[], selection: [] as (() => void)[], ask: [] as (() => void)[], message: [] as ((m: string, err?: boolean) => void)[], aids: [] as (() => void)[] };
   /** The whole layout, curves at about a third of a pixel when it fits the screen. */
   base: Scene | null = null;
   /** The part on screen at a finer tolerance, once zoomed in far enough (AutoCAD's regen). */
@@ -185,6 +199,7 @@ export class App {
     // the drawing first; the selection's highlight and the panels follow
     this.view.invalidate();
     this.emit('layers');
+    void this.loadAids();
     await this.refreshSelection();
     this.checkDetail();
   }
@@ -314,6 +329,29 @@ export class App {
     this.overlayOnly();
   }
 
+  /** The drawing's OSMODE and POLARANG (its running snaps and polar increment). */
+  async loadAids(): Promise<void> {
+    const id = this.docId;
+    const r = await this.api.op('sysvars', { document_id: id, get: ['OSMODE', 'POLARANG'] }).catch(() => null);
+    if (!r || id !== this.docId) return;
+    const v = (r.result?.values ?? {}) as Record<string, unknown>;
+    if (typeof v.OSMODE === 'number') this.osmode = v.OSMODE;
+    if (typeof v.POLARANG === 'number') this.polarAngle = v.POLARANG;
+    this.toggles.osnap = !(this.osmode & OSNAP_OFF);
+    this.emit('aids');
+  }
+
+  /** Writes OSMODE into the drawing (the object snap settings, F3). */
+  async setOsmode(value: number): Promise<void> {
+    this.osmode = value;
+    this.toggles.osnap = !(value & OSNAP_OFF);
+    this.emit('aids');
+    if (this.docId === null) return;
+    const r = await this.api.op('sysvars', { document_id: this.docId, set: { OSMODE: value } });
+    const v = (r.result?.values ?? {}) as Record<string, unknown>;
+    if (typeof v.OSMODE === 'number') this.osmode = v.OSMODE;
+  }
+
   /** Highlights entities before they are picked (hover, window preview); redraws only theirs. */
   setHover(hs: string[]): void {
     if (hs.length === this.hover.length && hs.every((h, i) => h === this.hover[i])) return;
@@ -382,7 +420,12 @@ export class App {
           d.modified = true;
           this.emit('docs');
         }
-        if (mine) this.applyChange(data);
+        if (mine) {
+          if (typeof data.version === 'number') this.docVersion = data.version;
+          this.applyChange(data);
+          // OSMODE / POLARANG set by a client, or an undo taking back F3
+          if (data.op === 'sysvars' || data.kind !== 'changed') void this.loadAids();
+        }
         if (data.redraw === 'all' && mine) this.emit('layers');
         if (mine && data.op !== 'display_list') void this.refreshSelection();
         break;
@@ -424,6 +467,8 @@ export class App {
         (v) => {
           this.ask = null;
           this.overlay.snap = null;
+          this.overlay.track = null;
+          this.acquired = [];
           this.overlay.bands = [];
           this.emit('ask');
           resolve(v);
@@ -431,6 +476,8 @@ export class App {
         (e) => {
           this.ask = null;
           this.overlay.snap = null;
+          this.overlay.track = null;
+          this.acquired = [];
           this.overlay.bands = [];
           this.emit('ask');
           reject(e);

@@ -10,16 +10,17 @@ import { closeDrawing, newDrawing, openDrawing, quickSave, saveAs } from './file
 import { helpDialog } from './dialogs.js';
 import { copyClip, pasteClip } from './clipboard.js';
 import { MODIFY_ALIASES, MODIFY_COMMANDS, MODIFY_HELP } from './modify-commands.js';
+import { osnapSettings } from './osnap-panel.js';
 import { arcCommand, ellipseCommand, mtextCommand, plineCommand, polygonCommand, rectangCommand, splineCommand, textCommand } from './draw-commands.js';
 
 const ALIASES: Record<string, string> = {
   L: 'LINE', C: 'CIRCLE', PL: 'PLINE', E: 'ERASE', M: 'MOVE', CO: 'COPY', CP: 'COPY', RO: 'ROTATE', Z: 'ZOOM', U: 'UNDO', PO: 'POINT',
-  SAVE: 'QSAVE', '?': 'HELP', CLOSEALL: 'CLOSE',
+  SAVE: 'QSAVE', '?': 'HELP', CLOSEALL: 'CLOSE', OS: 'OSNAP', DS: 'OSNAP', DSETTINGS: 'OSNAP',
   A: 'ARC', REC: 'RECTANG', RECTANGLE: 'RECTANG', POL: 'POLYGON', EL: 'ELLIPSE', SPL: 'SPLINE', DT: 'TEXT', DTEXT: 'TEXT', T: 'MTEXT', MT: 'MTEXT',
 };
 
 /** Commands the page runs itself, with or without arguments (the session's interpreter has no files). */
-const PAGE_COMMANDS = new Set(['NEW', 'OPEN', 'QSAVE', 'SAVEAS', 'CLOSE', 'HELP', 'COPYCLIP', 'CUTCLIP', 'PASTECLIP']);
+const PAGE_COMMANDS = new Set(['NEW', 'OPEN', 'QSAVE', 'SAVEAS', 'CLOSE', 'HELP', 'COPYCLIP', 'CUTCLIP', 'PASTECLIP', 'OSNAP']);
 
 /** HELP's list: every command the command line knows, and what it does. */
 export const COMMAND_HELP: [string, string][] = [
@@ -30,8 +31,8 @@ export const COMMAND_HELP: [string, string][] = [
   ['POLYGON (POL)', 'sides, centre, Inscribed / Circumscribed, radius'],
   ['ELLIPSE (EL)', 'axis ends (or C(enter) and one end), distance to the other axis'],
   ['SPLINE (SPL)', 'fit points; Enter ends, C closes'],
-  ['TEXT (DT)', 'start point, height, rotation, text; double click a text to edit it'],
-  ['MTEXT (T, MT)', 'two corners (its width), then the text (\\P: new paragraph)'],
+  ['TEXT (DT)', 'start point, height, rotation, then lines typed in place (Enter: next line, empty line: end); double click a text to edit it in place'],
+  ['MTEXT (T, MT)', 'two corners (its width), then the text typed in place (Enter: new paragraph; Ctrl+Enter or a click outside: end)'],
   ['CIRCLE (C)', 'centre and radius'],
   ...MODIFY_HELP,
   ['POINT (PO)', 'a point'],
@@ -43,6 +44,7 @@ export const COMMAND_HELP: [string, string][] = [
   ['CLOSE', 'the drawing; asks to save changes'],
   ['UNDO / REDO', 'steps of the session\'s history'],
   ['COPYCLIP / CUTCLIP / PASTECLIP', 'the clipboard (Ctrl+C / Ctrl+X / Ctrl+V): paste asks for the insertion point, also into another drawing'],
+  ['OSNAP (OS, DS)', 'object snap settings: each running snap on or off, polar increment (the drawing\'s OSMODE, POLARANG)'],
   ['HELP (?)', 'this list'],
 ];
 
@@ -57,6 +59,8 @@ export const KEY_HELP: [string, string][] = [
   ['Delete', 'erase the selection'],
   ['F1', 'help'],
   ['F3 / F7 / F8', 'object snap / grid / ortho'],
+  ['F10 / F11 / F12', 'polar tracking / object snap tracking / dynamic input'],
+  ['Tab (dynamic input)', 'from the distance field to the angle field (X to Y for a first point)'],
   ['wheel, middle drag, Space + drag', 'zoom about the cursor, pan'],
   ['click, drag', 'select; left to right: window, right to left: crossing'],
 ];
@@ -132,6 +136,8 @@ export function bindCommandLine(app: App): CommandLine {
       case 'HELP':
         await helpDialog(COMMAND_HELP, KEY_HELP);
         return;
+      case 'OSNAP':
+        return osnapSettings(app);
       case 'PLINE':
         return plineCommand(app);
       case 'ARC':
@@ -248,7 +254,7 @@ export function bindCommandLine(app: App): CommandLine {
           return;
         }
         const cursor = app.overlay.cursor ? app.view.toWorld(app.overlay.cursor[0], app.overlay.cursor[1]) : null;
-        const p = parsePoint(text, a.base ?? app.lastPoint, cursor);
+        const p = parsePoint(text, a.base ?? app.lastPoint, app.aim ?? cursor);
         if (!p) {
           app.message(`${text}: not a point (x,y  @dx,dy  @dist<angle  or a distance)`, true);
           return;

@@ -5,6 +5,7 @@
 import type { App } from './app.js';
 import { circumcenter } from './grips.js';
 import { Cancelled, Keyword, type Point } from './prompts.js';
+import { ghostText, typeInPlace } from './inplace-text.js';
 
 type Seg = [number, number, number, number];
 
@@ -268,6 +269,11 @@ export async function splineCommand(app: App): Promise<void> {
   await create(app, { type: 'Spline', fit_points: pts }, 'SPLINE');
 }
 
+/**
+ * TEXT (DTEXT): start point, height, rotation, then each line typed in place at its position; Enter
+ * ends a line and opens the next one below it, Enter on an empty line ends the command. All lines
+ * are made by one entities_create (one undo step).
+ */
 export async function textCommand(app: App): Promise<void> {
   const at = await mustPoint(app, 'Specify start point of text:');
   const hText = (await app.value('Specify height <2.5>:', at)).trim();
@@ -276,34 +282,61 @@ export async function textCommand(app: App): Promise<void> {
   const rText = (await app.value('Specify rotation angle of text <0>:', at)).trim();
   const rotation = rText ? Number(rText) : 0;
   if (!Number.isFinite(rotation)) throw new Error('TEXT: the rotation is an angle in degrees');
-  const value = await app.value('Enter text:', undefined, true);
-  if (!value) throw new Cancelled();
-  await create(app, { type: 'Text', position: at, height, rotation, value }, 'TEXT');
+  const lines: { position: Point; value: string }[] = [];
+  const ghosts: (() => void)[] = [];
+  // the next line: 1.667 heights below along the text's own "down" (AutoCAD's line spacing)
+  const r = (rotation * Math.PI) / 180;
+  const step: Point = [Math.sin(r) * height * 1.667, -Math.cos(r) * height * 1.667];
+  try {
+    for (let p = at; ; p = [p[0] + step[0], p[1] + step[1]]) {
+      let value: string;
+      try {
+        value = await typeInPlace(app, { message: 'Enter text:', at: p, height, rotation, multiline: false });
+      } catch (e) {
+        // Esc keeps the lines already ended, as AutoCAD does
+        if (e instanceof Cancelled && lines.length) break;
+        throw e;
+      }
+      if (!value) break;
+      lines.push({ position: p, value });
+      ghosts.push(ghostText(app, p, height, rotation, value));
+    }
+    if (!lines.length) throw new Cancelled();
+    const r2 = await app.api.op('entities_create', { document_id: app.docId, entities: lines.map((l) => ({ type: 'Text', position: l.position, height, rotation, value: l.value })) });
+    app.message(`TEXT: ${((r2.result?.handles ?? []) as string[]).join(', ')}`);
+  } finally {
+    for (const g of ghosts) g();
+  }
 }
 
+/** MTEXT: two corners (the width), then the paragraphs typed in place; Ctrl+Enter or a click outside ends. */
 export async function mtextCommand(app: App): Promise<void> {
   const a = await mustPoint(app, 'Specify first corner:');
   const b = await withPreview(app, (to) => [[a, [to[0], a[1]], to, [a[0], to[1]], a]], () => mustPoint(app, 'Specify opposite corner:', a));
   const width = Math.abs(b[0] - a[0]);
-  // the top left corner, attachment top left (1); \P in the text starts a paragraph
-  const value = await app.value('Enter text (\\P for a new paragraph):', undefined, true);
-  if (!value) throw new Cancelled();
-  await create(app, { type: 'MText', position: [Math.min(a[0], b[0]), Math.max(a[1], b[1])], width: width > 0 ? width : undefined, attachment_point: 1, height: 2.5, value }, 'MTEXT');
+  const topLeft: Point = [Math.min(a[0], b[0]), Math.max(a[1], b[1])];
+  const height = 2.5;
+  const typed = await typeInPlace(app, { message: 'Enter text (Ctrl+Enter or a click outside ends):', at: topLeft, height, rotation: 0, multiline: true, width });
+  // a new line in the box is a paragraph (\P) in the drawing
+  const value = typed.replace(/\r?\n/g, '\\P');
+  if (!value.trim()) throw new Cancelled();
+  // the top left corner, attachment top left (1)
+  await create(app, { type: 'MText', position: topLeft, width: width > 0 ? width : undefined, attachment_point: 1, height, value }, 'MTEXT');
 }
 
-/** Double-click on a text: its contents edited at the command line, saved with set_properties. */
+/** Double-click on a text: its contents edited in place, saved with one set_properties (one undo step). */
 export async function editText(app: App, handle: string): Promise<void> {
   const r = await app.api.op('entity_get', { document_id: app.docId, handle, detail: 'full' });
-  const e = r.result?.entities?.[0] as { type: string; text?: string } | undefined;
+  const e = r.result?.entities?.[0] as { type: string; text?: string; insert?: number[]; height?: number; char_height?: number; rotation?: number; width?: number } | undefined;
   if (!e || (e.type !== 'Text' && e.type !== 'MText')) return;
-  const input = document.getElementById('cmd') as HTMLInputElement | null;
-  const asked = app.value(`Edit ${e.type === 'MText' ? 'MTEXT' : 'TEXT'} ${handle}:`, undefined, true);
-  if (input) {
-    input.value = e.text ?? '';
-    input.focus();
-    input.select();
-  }
-  const value = await asked;
+  const mtext = e.type === 'MText';
+  const at: Point = [e.insert?.[0] ?? 0, e.insert?.[1] ?? 0];
+  const shown = mtext ? (e.text ?? '').replace(/\\P/g, '\n') : e.text ?? '';
+  const typed = await typeInPlace(app, {
+    message: `Edit ${mtext ? 'MTEXT' : 'TEXT'} ${handle}:`, at, height: (mtext ? e.char_height : e.height) ?? 2.5, rotation: e.rotation ?? 0,
+    multiline: mtext, width: mtext ? e.width ?? 0 : 0, initial: shown,
+  });
+  const value = mtext ? typed.replace(/\r?\n/g, '\\P') : typed;
   if (!value || value === e.text) return;
   await app.api.op('set_properties', { document_id: app.docId, handles: [handle], properties: { text: value } });
   app.message(`Text ${handle} edited`);

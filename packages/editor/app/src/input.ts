@@ -14,10 +14,14 @@ import { gripEdit, gripPreview, type Grip } from './grips.js';
 import { GRIP_PX } from './overlay.js';
 import { Cancelled } from './prompts.js';
 import { editText } from './draw-commands.js';
+import { constrain, osnapModes } from './drawing-aids.js';
+import type { DynamicInput } from './dynamic-input.js';
 
 const DRAG_PX = 4;
 
-export function bindInput(app: App, canvas: HTMLCanvasElement, cmd: CommandLine, toggle: (name: 'grid' | 'ortho' | 'osnap') => void): void {
+export type ToggleName = 'grid' | 'ortho' | 'osnap' | 'polar' | 'otrack' | 'dyn' | 'lwt';
+
+export function bindInput(app: App, canvas: HTMLCanvasElement, cmd: CommandLine, toggle: (name: ToggleName) => void, dyn: DynamicInput): void {
   const view = app.view;
   const focusCommandLine = cmd.focus;
   const command = cmd.command;
@@ -38,17 +42,28 @@ export function bindInput(app: App, canvas: HTMLCanvasElement, cmd: CommandLine,
   const picking = (): boolean => !app.ask || app.ask.kind === 'select' || (app.ask.kind === 'point' && !!app.ask.pickbox);
   const fail = (err: unknown): void => app.message(err instanceof ApiError ? `${err.code}: ${err.message}` : String((err as Error)?.message ?? err), true);
 
-  /** Ortho: the point constrained to the horizontal or vertical through the base. */
-  const orthoed = (p: Point, base: Point | undefined): Point => {
-    if (!app.toggles.ortho || !base) return p;
-    return Math.abs(p[0] - base[0]) >= Math.abs(p[1] - base[1]) ? [p[0], base[1]] : [base[0], p[1]];
+  /** Ortho, polar tracking or object-snap tracking: what the cursor stands for without a snap. */
+  const tracked = (p: Point, base: Point | undefined) => constrain(p, base, {
+    ortho: app.toggles.ortho, polar: app.toggles.polar, otrack: app.toggles.otrack, polarAngle: app.polarAngle, acquired: app.acquired,
+  }, view.scale);
+  const orthoed = (p: Point, base: Point | undefined): Point => tracked(p, base)?.at ?? p;
+
+  const snapAt = async (w: Point, base?: Point): Promise<{ at: Point; kind: SnapKind; handle?: string } | null> => {
+    const modes = app.toggles.osnap ? osnapModes(app.osmode) : [];
+    if (!modes.length || app.docId === null) return null;
+    const acquired = app.acquired.map((a) => a.handle).filter((h): h is string => !!h);
+    const r = await app.api.op('snap', { document_id: app.docId, point: w, aperture: aperture(), base, layout: app.layout, modes, ...(acquired.length ? { acquired } : {}) }).catch(() => null);
+    const s = r?.result?.snap as { point: number[]; kind: SnapKind; handle?: string } | null | undefined;
+    return s ? { at: [s.point[0]!, s.point[1]!], kind: s.kind, ...(s.handle ? { handle: s.handle } : {}) } : null;
   };
 
-  const snapAt = async (w: Point, base?: Point): Promise<{ at: Point; kind: SnapKind } | null> => {
-    if (!app.toggles.osnap || app.docId === null) return null;
-    const r = await app.api.op('snap', { document_id: app.docId, point: w, aperture: aperture(), base, layout: app.layout }).catch(() => null);
-    const s = r?.result?.snap as { point: number[]; kind: SnapKind } | null | undefined;
-    return s ? { at: [s.point[0]!, s.point[1]!], kind: s.kind } : null;
+  /** A snap shown under the cursor is acquired for tracking (AutoCAD keeps the latest seven). */
+  const acquire = (s: { at: Point; kind: SnapKind; handle?: string }): void => {
+    if (!app.toggles.otrack && !osnapModes(app.osmode).includes('extension')) return;
+    if (s.kind === 'extension' || s.kind === 'nearest') return;
+    if (app.acquired.some((a) => a.at[0] === s.at[0] && a.at[1] === s.at[1])) return;
+    app.acquired.push({ at: s.at, kind: s.kind, ...(s.handle ? { handle: s.handle } : {}) });
+    if (app.acquired.length > 7) app.acquired.shift();
   };
 
   /** Keeps one snap query in flight, for the latest cursor position. */
@@ -64,6 +79,8 @@ export function bindInput(app: App, canvas: HTMLCanvasElement, cmd: CommandLine,
       snapBusy = false;
       if (serial === snapSerial && app.ask?.kind === 'point') {
         app.overlay.snap = s;
+        if (s) acquire(s);
+        if (app.overlay.cursor) bandsFor(app.overlay.cursor[0], app.overlay.cursor[1]);
         app.overlayOnly();
       }
       if (snapWanted) trackSnap(snapWanted);
@@ -142,6 +159,19 @@ export function bindInput(app: App, canvas: HTMLCanvasElement, cmd: CommandLine,
   const bandsFor = (sx: number, sy: number): void => {
     const a = app.ask;
     app.overlay.bands = [];
+    app.overlay.track = null;
+    app.aim = null;
+    if (a?.kind === 'point') {
+      // the point a click would give: the snap, else the tracked point, else the cursor
+      const w = view.toWorld(sx, sy);
+      const t = app.overlay.snap ? null : tracked(w, a.base);
+      app.aim = app.overlay.snap?.at ?? t?.at ?? w;
+      const scr = (p: Point): [number, number] => view.toScreen(p[0], p[1]);
+      const lines = (t?.lines ?? []).filter(() => !app.toggles.ortho).map(([p, q]) => [...scr(p), ...scr(q)] as [number, number, number, number]);
+      const acquired = app.toggles.otrack ? app.acquired.map((x) => scr(x.at)) : [];
+      if (lines.length || acquired.length || t) app.overlay.track = { lines, acquired, label: t?.label ?? null };
+    }
+    dyn.update();
     if (app.preview && (a?.kind === 'point' || a?.kind === 'value')) {
       const t0 = performance.now();
       const to = app.overlay.snap ? app.overlay.snap.at : orthoed(view.toWorld(sx, sy), a.base);
@@ -150,17 +180,22 @@ export function bindInput(app: App, canvas: HTMLCanvasElement, cmd: CommandLine,
     }
     if (a && (a.kind === 'point' || a.kind === 'value') && a.base) {
       const [bx, by] = view.toScreen(a.base[0], a.base[1]);
-      const target = app.overlay.snap ? view.toScreen(app.overlay.snap.at[0], app.overlay.snap.at[1]) : [sx, sy];
-      let [tx, ty] = target as [number, number];
-      if (app.toggles.ortho && !app.overlay.snap) {
-        if (Math.abs(tx - bx) >= Math.abs(ty - by)) ty = by;
-        else tx = bx;
-      }
+      const [tx, ty] = app.aim ? view.toScreen(app.aim[0], app.aim[1]) : [sx, sy];
       app.overlay.bands.push([bx, by, tx, ty]);
     }
   };
 
-  const pickPoint = async (sx: number, sy: number): Promise<void> => {
+  /** A click's point still being snapped: Enter pressed meanwhile waits for it (it came first). */
+  let pointInFlight: Promise<void> | null = null;
+  const pickPoint = (sx: number, sy: number): Promise<void> => {
+    const p = snapAndAnswer(sx, sy);
+    pointInFlight = p;
+    void p.finally(() => {
+      if (pointInFlight === p) pointInFlight = null;
+    });
+    return p;
+  };
+  const snapAndAnswer = async (sx: number, sy: number): Promise<void> => {
     const a = app.ask;
     if (!a || a.kind !== 'point') return;
     const w = view.toWorld(sx, sy);
@@ -362,6 +397,10 @@ export function bindInput(app: App, canvas: HTMLCanvasElement, cmd: CommandLine,
   // Space is Enter (AutoCAD), unless it was held to pan with a drag
   let spacePanned = false;
   const enter = (): void => {
+    if (pointInFlight) {
+      void pointInFlight.then(enter, enter);
+      return;
+    }
     const a = app.ask;
     if (a?.kind === 'select') app.endSelect(a);
     else if (a?.kind === 'point' && a.optional) a.resolve(null);
@@ -378,9 +417,12 @@ export function bindInput(app: App, canvas: HTMLCanvasElement, cmd: CommandLine,
     // a dialog has the keyboard to itself (its Esc, Enter and typing)
     if (document.querySelector('dialog[open]')) return;
     const inInput = ev.target instanceof HTMLInputElement || ev.target instanceof HTMLSelectElement;
-    if (ev.key === 'F3' || ev.key === 'F7' || ev.key === 'F8') {
+    const fkeys: Record<string, ToggleName> = { F3: 'osnap', F7: 'grid', F8: 'ortho', F10: 'polar', F11: 'otrack', F12: 'dyn' };
+    if (fkeys[ev.key]) {
       ev.preventDefault();
-      toggle(ev.key === 'F3' ? 'osnap' : ev.key === 'F7' ? 'grid' : 'ortho');
+      toggle(fkeys[ev.key]!);
+      if (app.overlay.cursor) bandsFor(app.overlay.cursor[0], app.overlay.cursor[1]);
+      app.overlayOnly();
       return;
     }
     // file keys are caught wherever the focus is (the browser would offer "Save page as")
@@ -439,9 +481,10 @@ export function bindInput(app: App, canvas: HTMLCanvasElement, cmd: CommandLine,
       return;
     }
     if (ev.key.length === 1 && !ev.ctrlKey && !ev.metaKey && !ev.altKey) {
-      // typing goes to the command line, as in AutoCAD
+      // typing goes to the box at the cursor (dynamic input) while a point or a value is asked,
+      // else to the command line, as in AutoCAD
       ev.preventDefault();
-      focusCommandLine(ev.key);
+      if (!dyn.type(ev.key)) focusCommandLine(ev.key);
     }
   });
 }

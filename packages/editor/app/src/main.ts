@@ -3,7 +3,10 @@
 import './style.css';
 import { App } from './app.js';
 import { bindCommandLine } from './commands.js';
-import { bindInput } from './input.js';
+import { bindInput, type ToggleName } from './input.js';
+import { bindDynamicInput } from './dynamic-input.js';
+import { OSNAP_OFF } from './drawing-aids.js';
+import { osnapSettings } from './osnap-panel.js';
 import { bindPanels } from './panels.js';
 import { loadFont } from './text.js';
 
@@ -36,22 +39,30 @@ async function main(): Promise<void> {
   const app = new App(token, document.getElementById('gl') as HTMLCanvasElement, document.getElementById('overlay') as HTMLCanvasElement, loadFont());
   bindPanels(app);
   const cmd = bindCommandLine(app);
-  const setToggle = (name: 'grid' | 'ortho' | 'osnap' | 'lwt'): void => {
+  const setToggle = (name: ToggleName): void => {
     app.toggles[name] = !app.toggles[name];
+    // F3 is OSMODE's off bit: the drawing keeps it
+    if (name === 'osnap') void app.setOsmode(app.toggles.osnap ? app.osmode & ~OSNAP_OFF : app.osmode | OSNAP_OFF).catch(() => undefined);
     document.getElementById(`t-${name}`)!.classList.toggle('on', app.toggles[name]);
     if (app.view.lineweights !== app.toggles.lwt) app.view.dropCache();
     app.view.lineweights = app.toggles.lwt;
     app.message(`<${name.toUpperCase()} ${app.toggles[name] ? 'on' : 'off'}>`);
     app.view.invalidate();
   };
-  for (const name of ['grid', 'ortho', 'osnap', 'lwt'] as const) document.getElementById(`t-${name}`)!.addEventListener('click', () => setToggle(name));
+  for (const name of ['grid', 'ortho', 'osnap', 'polar', 'otrack', 'dyn', 'lwt'] as const) document.getElementById(`t-${name}`)!.addEventListener('click', () => setToggle(name));
+  // the drawing's OSMODE read (another drawing shown, another client changed it): the button follows
+  app.on.aids.push(() => document.getElementById('t-osnap')!.classList.toggle('on', app.toggles.osnap));
+  document.getElementById('t-osnap')!.addEventListener('contextmenu', (ev) => {
+    ev.preventDefault();
+    void osnapSettings(app);
+  });
   document.getElementById('t-bg')!.addEventListener('click', () => {
     document.body.classList.toggle('light', app.toggles.dark);
     void app.setBackground(!app.toggles.dark);
   });
   const canvas = document.getElementById('gl') as HTMLCanvasElement;
   canvas.tabIndex = 0;
-  bindInput(app, canvas, cmd, setToggle);
+  bindInput(app, canvas, cmd, setToggle, bindDynamicInput(app, document.getElementById('viewport')!));
   // for tests and benchmarks: the state a script may wait on
   (window as unknown as { linework: unknown }).linework = {
     app,

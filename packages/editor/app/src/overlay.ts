@@ -1,7 +1,7 @@
 // What is drawn over the drawing on a 2D canvas: the cursor (crosshair and pick box), the grid,
 // the object-snap marker, the selection window, rubber bands of the tool under way.
 
-export type SnapKind = 'endpoint' | 'midpoint' | 'center' | 'quadrant' | 'intersection' | 'perpendicular' | 'nearest' | 'node' | 'insertion';
+export type SnapKind = 'endpoint' | 'midpoint' | 'center' | 'quadrant' | 'intersection' | 'perpendicular' | 'nearest' | 'node' | 'insertion' | 'tangent' | 'extension';
 
 export interface OverlayState {
   cursor: [number, number] | null;
@@ -17,6 +17,11 @@ export interface OverlayState {
   /** Grips of the selection (drawing units), the hot one (being dragged) drawn red. */
   grips: [number, number][];
   hotGrip: [number, number] | null;
+  /**
+   * Polar or object-snap tracking: its lines (screen px, drawn dotted across the view), the
+   * acquired points (small crosses) and the tooltip ("Polar: 12.5 < 90°").
+   */
+  track: { lines: [number, number, number, number][]; acquired: [number, number][]; label: string | null } | null;
   /** A note shown next to the cursor until a time (performance.now()). */
   note: { text: string; err: boolean; until: number } | null;
 }
@@ -67,6 +72,29 @@ export function drawOverlay(c: HTMLCanvasElement, s: OverlayState, dpr: number, 
     g.stroke();
     g.setLineDash([]);
   }
+  if (s.track) {
+    g.strokeStyle = '#38d45c';
+    g.setLineDash([2, 4]);
+    g.beginPath();
+    for (const [x0, y0, x1, y1] of s.track.lines) {
+      // carried on past the tracked point to the edge of the view, as AutoCAD draws it
+      const dx = x1 - x0, dy = y1 - y0, len = Math.hypot(dx, dy) || 1;
+      const far = Math.hypot(w, h);
+      g.moveTo(x0, y0);
+      g.lineTo(x1 + (dx / len) * far, y1 + (dy / len) * far);
+    }
+    g.stroke();
+    g.setLineDash([]);
+    for (const [x, y] of s.track.acquired) {
+      g.beginPath();
+      g.moveTo(x - 4, y);
+      g.lineTo(x + 4, y);
+      g.moveTo(x, y - 4);
+      g.lineTo(x, y + 4);
+      g.stroke();
+    }
+    if (s.track.label && s.cursor) tooltip(g, s.track.label, s.cursor[0] + 14, s.cursor[1] - 30, w, h, 'rgba(20,26,33,0.92)');
+  }
   if (s.cursor && s.crosshair) {
     const [x, y] = s.cursor;
     g.strokeStyle = ink;
@@ -104,14 +132,19 @@ export function drawOverlay(c: HTMLCanvasElement, s: OverlayState, dpr: number, 
   if (s.note && s.note.until > performance.now()) {
     // next to the cursor, kept inside the canvas
     const [cx, cy] = s.cursor ?? [w / 2, h / 2];
-    g.font = '12px system-ui, sans-serif';
-    const tw = g.measureText(s.note.text).width + 10;
-    const x = Math.min(cx + 14, w - tw - 2), y = Math.min(cy + 14, h - 22);
-    g.fillStyle = s.note.err ? 'rgba(120,20,20,0.92)' : 'rgba(20,26,33,0.92)';
-    g.fillRect(x, y, tw, 20);
-    g.fillStyle = '#fff';
-    g.fillText(s.note.text, x + 5, y + 14);
+    tooltip(g, s.note.text, cx + 14, cy + 14, w, h, s.note.err ? 'rgba(120,20,20,0.92)' : 'rgba(20,26,33,0.92)');
   }
+}
+
+/** A one-line label at (x, y), kept inside the canvas. */
+function tooltip(g: CanvasRenderingContext2D, text: string, x0: number, y0: number, w: number, h: number, fill: string): void {
+  g.font = '12px system-ui, sans-serif';
+  const tw = g.measureText(text).width + 10;
+  const x = Math.max(2, Math.min(x0, w - tw - 2)), y = Math.max(2, Math.min(y0, h - 22));
+  g.fillStyle = fill;
+  g.fillRect(x, y, tw, 20);
+  g.fillStyle = '#fff';
+  g.fillText(text, x + 5, y + 14);
 }
 
 /** AutoCAD's snap markers: square endpoint, triangle midpoint, circle centre, diamond quadrant ... */
@@ -153,6 +186,17 @@ function drawMarker(g: CanvasRenderingContext2D, kind: SnapKind, x: number, y: n
       g.moveTo(x - r, y);
       g.lineTo(x, y);
       g.lineTo(x, y + r);
+      break;
+    case 'tangent':
+      g.arc(x, y, r * 0.8, 0, Math.PI * 2);
+      g.moveTo(x - r, y - r);
+      g.lineTo(x + r, y - r);
+      break;
+    case 'extension':
+      g.moveTo(x - r, y);
+      g.lineTo(x - r / 3, y);
+      g.moveTo(x + r / 3, y);
+      g.lineTo(x + r, y);
       break;
     case 'nearest':
       g.moveTo(x - r, y - r);

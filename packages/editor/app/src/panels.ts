@@ -4,6 +4,7 @@
 import type { App } from './app.js';
 import { ApiError } from './api.js';
 import { showMenu } from './menu.js';
+import { bindPropertiesPalette } from './props-palette.js';
 
 const $ = (id: string): HTMLElement => document.getElementById(id)!;
 
@@ -124,74 +125,8 @@ export function bindPanels(app: App): void {
   };
   app.on.layers.push(() => void renderLayers());
 
-  // ---- properties ----
-  let shown = '';
-  const renderProps = async (): Promise<void> => {
-    const body = $('prop-body');
-    const sel = app.selection;
-    const key = `${app.docId}:${app.version}:${sel.join(',')}`;
-    if (key === shown) return;
-    shown = key;
-    if (!sel.length) {
-      body.replaceChildren(el('p', { class: 'muted' }, 'No selection'));
-      return;
-    }
-    const layersR = await app.api.op('layers', { document_id: app.docId }).catch(() => null);
-    const layerNames = ((layersR?.result?.layers ?? []) as { name: string }[]).map((l) => l.name);
-    const table = el('table', { class: 'props' });
-    const row = (label: string, input: HTMLElement): void => {
-      const tr = el('tr');
-      tr.append(el('th', {}, label));
-      const td = el('td');
-      td.append(input);
-      tr.append(td);
-      table.append(tr);
-    };
-    const setProps = (props: Record<string, unknown>): void => void app.api.op('set_properties', { document_id: app.docId, handles: sel, ...props }).catch((e) => {
-      fail(e);
-      shown = '';
-      void renderProps();
-    });
-    let entity: Record<string, unknown> | null = null;
-    if (sel.length === 1) {
-      const r = await app.api.op('entity_get', { document_id: app.docId, handle: sel[0] }).catch(() => null);
-      entity = (r?.result?.entities?.[0] as Record<string, unknown>) ?? null;
-    }
-    row('Selected', el('span', { 'data-field': 'count' }, sel.length === 1 && entity ? `${String(entity.type)} ${sel[0]}` : `${sel.length} objects`));
-    const layer = el('select', { 'aria-label': 'Layer', 'data-field': 'layer' });
-    const current = entity ? String(entity.layer ?? '0') : '';
-    if (!entity) layer.append(el('option', { value: '' }, '*VARIES*'));
-    for (const n of layerNames) {
-      const o = el('option', { value: n }, n);
-      if (n === current) o.selected = true;
-      layer.append(o);
-    }
-    layer.addEventListener('change', () => layer.value && setProps({ layer: layer.value }));
-    row('Layer', layer);
-    const color = el('input', { type: 'number', min: '0', max: '256', 'aria-label': 'Colour', 'data-field': 'color', value: entity ? String(entity.color ?? 256) : '' });
-    color.addEventListener('change', () => setProps({ color: Number(color.value) }));
-    row('Colour (256 ByLayer)', color);
-    if (entity) {
-      for (const [k, v] of Object.entries(entity)) {
-        if (['handle', 'type', 'layer', 'color', 'bounds', 'owner', 'xdata', 'extra', 'vertices', 'layout'].includes(k)) continue;
-        if (typeof v === 'number' || typeof v === 'string') {
-          const inp = el('input', { value: String(v), 'aria-label': k, 'data-field': k, ...(typeof v === 'number' ? { type: 'number', step: 'any' } : {}) });
-          inp.addEventListener('change', () => setProps({ properties: { [k]: typeof v === 'number' ? Number(inp.value) : inp.value } }));
-          row(k, inp);
-        } else if (Array.isArray(v) && v.length >= 2 && v.length <= 3 && v.every((x) => typeof x === 'number')) {
-          const inp = el('input', { value: v.join(', '), 'aria-label': k, 'data-field': k });
-          inp.addEventListener('change', () => {
-            const nums = inp.value.split(',').map((x) => Number(x.trim()));
-            if (nums.length >= 2 && nums.every(Number.isFinite)) setProps({ properties: { [k]: nums } });
-            else fail(new Error(`${k}: give x, y or x, y, z`));
-          });
-          row(k, inp);
-        }
-      }
-    }
-    body.replaceChildren(table);
-  };
-  app.on.selection.push(() => void renderProps());
+  // ---- properties: the palette's own module ----
+  bindPropertiesPalette(app);
 
   // ---- prompt and history ----
   const history = $('history');

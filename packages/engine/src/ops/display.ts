@@ -8,7 +8,7 @@ import { linkedImages } from '../plot/linked-images.js';
 import { encodeDisplayList } from '../render/encode.js';
 import { findLayout } from '../render/layouts.js';
 import { renderLayout } from '../render/renderer.js';
-import { PICK_FIELDS, SNAP_MODES, entitiesInBox, pickAt, snapAt } from '../query/picks.js';
+import { DEFAULT_SNAP_MODES, PICK_FIELDS, SNAP_MODES, entitiesInBox, pickAt, snapAt } from '../query/picks.js';
 import { selectionEntry } from './entities.js';
 import { publicType } from '../model.js';
 import { defineOp } from './types.js';
@@ -65,12 +65,13 @@ export const displayList = defineOp({
 
 export const snap = defineOp({
   name: 'snap',
-  summary: 'The object snap nearest a point (endpoint, midpoint, center, quadrant, intersection, perpendicular, nearest, node, insertion): {point, aperture} -> {snap: {point, kind, handle} | null}.',
+  summary: 'The object snap nearest a point (endpoint, midpoint, center, quadrant, intersection, perpendicular, tangent, nearest, node, insertion, extension): {point, aperture} -> {snap: {point, kind, handle} | null}.',
   input: z.object({
     point: point.describe('the cursor in drawing units'),
     aperture: z.number().positive().describe('search radius in drawing units (the editor sends its pick box)'),
-    modes: z.array(z.enum(SNAP_MODES)).optional().describe('running snaps (default all)'),
-    base: point.optional().describe('the point the pick started from (for perpendicular)'),
+    modes: z.array(z.enum(SNAP_MODES)).optional().describe('running snaps (default all but tangent and extension)'),
+    base: point.optional().describe('the point the pick started from (for perpendicular and tangent)'),
+    acquired: z.array(z.string()).max(7).optional().describe('extension: handles of the entities whose end points the cursor rested on (their extensions snap from afar)'),
     layout: z.string().optional(),
   }),
   mutates: false,
@@ -84,7 +85,7 @@ export const snap = defineOp({
   mcp: false,
   handler: (ctx, input) => {
     const p = input.point as number[];
-    return { snap: snapAt(ctx.store!, p, input.aperture, input.modes ?? SNAP_MODES, input.base as number[] | undefined, input.layout) };
+    return { snap: snapAt(ctx.store!, p, input.aperture, input.modes ?? DEFAULT_SNAP_MODES, input.base as number[] | undefined, input.layout, input.acquired) };
   },
 });
 

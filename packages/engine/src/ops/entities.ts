@@ -449,6 +449,8 @@ export const setProperties = defineOp({
     linetype: z.string().optional(),
     lineweight: z.number().optional(),
     ltscale: z.number().optional(),
+    each: z.record(z.string(), z.record(z.string(), z.unknown())).optional()
+      .describe('handle -> properties of that entity alone, in the same undo step (a Start X typed for lines whose Start Y differ)'),
   }),
   mutates: true,
   effect: 'change',
@@ -463,20 +465,29 @@ export const setProperties = defineOp({
     const tx = ctx.tx!;
     const props: Record<string, unknown> = { ...(input.properties ?? {}) };
     for (const k of ['layer', 'color', 'linetype', 'lineweight', 'ltscale'] as const) if (input[k] !== undefined) props[k] = input[k];
-    if (!Object.keys(props).length) throw new OpError('invalid_request', 'set_properties: field `properties`: give at least one property');
+    const each = input.each ?? {};
+    const eachNames = new Set(Object.values(each).flatMap((p) => Object.keys(p)));
+    if (!Object.keys(props).length && !eachNames.size) throw new OpError('invalid_request', 'set_properties: field `properties`: give at least one property');
+    const stray = Object.keys(each).filter((h) => !input.handles.some((x) => x.toUpperCase() === h.toUpperCase()));
+    if (stray.length) throw new OpError('invalid_request', `set_properties: field \`each\`: ${stray.join(', ')} not among \`handles\``);
     const list = entitiesOrThrow(tx.doc, input.handles);
-    for (const e of list) {
-      const vals: [string, unknown][] = Object.entries(props).map(([k, v]) => {
+    const eachOf = (h: string): Record<string, unknown> => each[h] ?? Object.entries(each).find(([k]) => k.toUpperCase() === h)?.[1] ?? {};
+    // every value checked before any is written: a refused one leaves all entities as they were
+    const planned = list.map((e) => ({
+      e,
+      vals: Object.entries({ ...props, ...eachOf(e.handle) }).map(([k, v]): [string, unknown] => {
         const name = attrName(e.type, k);
         return [name, checkAttr(tx.doc, e, name, v)];
-      });
+      }),
+    }));
+    for (const { e, vals } of planned) {
       tx.touch(e);
       for (const [k, v] of vals) {
         if (k === 'color' && e.attrs.true_color !== undefined) delete e.attrs.true_color;
         e.attrs[k] = v;
       }
     }
-    return { count: list.length, handles: list.map((e) => e.handle), properties: Object.keys(props) };
+    return { count: list.length, handles: list.map((e) => e.handle), properties: [...new Set([...Object.keys(props), ...eachNames])] };
   },
 });
 

@@ -50,6 +50,13 @@ export const SYSVARS: Record<string, VarDef> = {
   PDSIZE: { kind: 'float', def: 0 },
   TEXTSIZE: { kind: 'float', positive: true, def: 2.5 },
   ORTHOMODE: { kind: 'int', min: 0, max: 1, def: 0 },
+  // running object snaps, AutoCAD's bits (END 1, MID 2, CEN 4, NOD 8, QUA 16, INT 32, INS 64, PER 128,
+  // TAN 256, NEA 512, EXT 4096; 16384 = snaps off, F3). The default is the editor's: every mode but
+  // tangent and extension. OSNAP is accepted for it (the command's name).
+  OSMODE: { kind: 'int', min: 0, max: 32767, def: 767 },
+  // polar tracking's increment angle in degrees; AutoCAD keeps it out of the drawing (registry), here
+  // it is a header variable so that the editor and scripts share it, saved with the drawing
+  POLARANG: { kind: 'float', positive: true, max: 180, def: 90 },
   FILLETRAD: { kind: 'float', min: 0, def: 0 },
   CHAMFERA: { kind: 'float', min: 0, def: 0 },
   CHAMFERB: { kind: 'float', min: 0, def: 0 },
@@ -74,8 +81,12 @@ export const SYSVARS: Record<string, VarDef> = {
   VERSIONGUID: { kind: 'str', readOnly: true },
 };
 
+/** Other names for a variable: the OSNAP command's name for OSMODE. */
+const SYSVAR_ALIASES: Record<string, string> = { OSNAP: 'OSMODE' };
+
 function key(name: string): string {
-  return hdrName(name).slice(1);
+  const k = hdrName(name).slice(1);
+  return SYSVAR_ALIASES[k] ?? k;
 }
 
 export function readSysvar(doc: DocumentApi, name: string): unknown {
@@ -170,7 +181,12 @@ export const sysvars = defineOp({
       writeSysvar(tx, n, v);
       changed.push(key(n));
     }
-    for (const n of [...names(input.get), ...names(input.names), ...changed]) values[key(n)] = readSysvar(doc, n);
+    for (const n of [...names(input.get), ...names(input.names), ...Object.keys(input.set ?? {})]) {
+      const v = readSysvar(doc, n);
+      values[key(n)] = v;
+      // asked by another name (OSNAP): answered under that name too
+      values[hdrName(n).slice(1)] = v;
+    }
     return { values, changed };
   },
 });

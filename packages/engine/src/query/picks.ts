@@ -89,8 +89,10 @@ function segmentHitsBox(ax: number, ay: number, bx: number, by: number, x0: numb
   return clip(-dx, ax - x0) && clip(dx, x1 - ax) && clip(-dy, ay - y0) && clip(dy, y1 - ay) && t0 <= t1;
 }
 
-export const SNAP_MODES = ['endpoint', 'midpoint', 'center', 'quadrant', 'intersection', 'perpendicular', 'nearest', 'node', 'insertion'] as const;
+export const SNAP_MODES = ['endpoint', 'midpoint', 'center', 'quadrant', 'intersection', 'perpendicular', 'nearest', 'node', 'insertion', 'tangent', 'extension'] as const;
 export type SnapMode = (typeof SNAP_MODES)[number];
+/** The modes a snap asked without `modes` uses: all but tangent and extension (they are asked for). */
+export const DEFAULT_SNAP_MODES: readonly SnapMode[] = SNAP_MODES.filter((m) => m !== 'tangent' && m !== 'extension');
 
 export interface Snap {
   point: [number, number, number];
@@ -112,13 +114,15 @@ const MAX_NEAR = 24;
  * but `nearest` outranks `nearest`; among them the closest to the cursor wins. A centre counts
  * when its circle or arc passes under the cursor, as in AutoCAD.
  */
-export function snapAt(store: DocStore, p: number[], aperture: number, modes: readonly SnapMode[], base?: number[], layout?: string): Snap | null {
+export function snapAt(store: DocStore, p: number[], aperture: number, modes: readonly SnapMode[], base?: number[], layout?: string, acquired: readonly string[] = []): Snap | null {
   const want = new Set(modes);
   const hits = queryEntities(store, { near: [p[0]!, p[1]!, aperture], limit: MAX_NEAR, layout, detail: 'summary' }).entities as { handle: string }[];
   const ents: Entity[] = [];
-  for (const h of hits) {
-    const e = store.doc.get(h.handle) as Entity | undefined;
-    if (e && visibleEntity(store, e)) ents.push(e);
+  // the entities whose points the cursor rested on (AutoCAD's acquired points): their extensions
+  // reach the cursor from afar
+  for (const h of [...hits.map((x) => x.handle), ...(want.has('extension') ? acquired.slice(0, 7) : [])]) {
+    const e = store.doc.get(h) as Entity | undefined;
+    if (e && visibleEntity(store, e) && !ents.includes(e)) ents.push(e);
   }
   const px = p[0]!, py = p[1]!;
   const best: { primary: Candidate | null; nearest: Candidate | null } = { primary: null, nearest: null };
@@ -186,6 +190,11 @@ function snapsOfPrim(
         const f = footOnLine(pr.a, pr.b, base[0]!, base[1]!);
         if (f) at(f, 'perpendicular', handle);
       }
+      if (want.has('extension')) {
+        // the line carried on past either end, where the cursor lies along it
+        const f = footOnLine(pr.a, pr.b, px, py);
+        if (f && !between(pr.a, pr.b, f)) at(f, 'extension', handle);
+      }
       return;
     }
     case 'poly': {
@@ -237,6 +246,20 @@ function snapsOfPrim(
       if (base && want.has('perpendicular')) {
         const tb = paramNear(pr, base[0]!, base[1]!);
         for (const tt of [tb, tb + Math.PI]) if (onArc(tt)) at(pt(tt), 'perpendicular', handle);
+      }
+      const r = Math.hypot(pr.u[0], pr.u[1]);
+      const circular = Math.abs(r - Math.hypot(pr.v[0], pr.v[1])) <= 1e-9 * r && Math.abs(pr.u[0] * pr.v[0] + pr.u[1] * pr.v[1]) <= 1e-9 * r * r;
+      if (base && want.has('tangent') && circular) {
+        // the two points where a line from the base touches the circle
+        const bx = base[0]! - pr.c[0], by = base[1]! - pr.c[1];
+        const d = Math.hypot(bx, by);
+        if (d > r) {
+          const a = Math.atan2(by, bx), off = Math.acos(r / d);
+          for (const ang of [a + off, a - off]) {
+            const q: Vec3 = [pr.c[0] + r * Math.cos(ang), pr.c[1] + r * Math.sin(ang), pr.c[2]];
+            if (onArc(paramNear(pr, q[0], q[1]))) at(q, 'tangent', handle);
+          }
+        }
       }
       return;
     }
