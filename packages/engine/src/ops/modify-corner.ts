@@ -1,5 +1,6 @@
-// fillet and chamfer: round or bevel the corner of two lines (fillet also line + arc and two
-// arcs), of two segments of one polyline, or every corner of a polyline.
+// fillet and chamfer: round or bevel the corner of two lines (fillet also line + arc, two arcs
+// and a line or arc with a circle, which stays whole as in AutoCAD), of two segments of one
+// polyline, or every corner of a polyline.
 import { z } from 'zod';
 import { OpError } from '../protocol.js';
 import type { Entity } from '../dxf.js';
@@ -21,7 +22,7 @@ const cornerInput = {
 
 export const filletOp = defineOp({
   name: 'fillet',
-  summary: 'Rounds the corner of two Lines, a Line and an Arc, two Arcs or two segments of one LWPolyline or 2D Polyline with an arc of `radius` tangent to both, trimming or extending them (the sides kept are those nearer to `points`); radius 0 makes a sharp corner, parallel lines get a half circle; `polyline: true` rounds every corner of a polyline.',
+  summary: 'Rounds the corner of two Lines, a Line and an Arc, two Arcs, a Line or Arc and a Circle (the circle is left whole) or two segments of one LWPolyline or 2D Polyline with an arc of `radius` tangent to both, trimming or extending them (the sides kept are those nearer to `points`); radius 0 makes a sharp corner, parallel lines get a half circle; `polyline: true` rounds every corner of a polyline.',
   input: z.object({ ...cornerInput, radius: z.number().min(0).describe('fillet radius (0: sharp corner)') }),
   ...MODIFY,
   errors: ['entity_absent', 'wrong_type', 'radius_too_large', 'parallel', 'no_intersection', 'not_adjacent', 'unsupported_plane'],
@@ -58,7 +59,7 @@ export function corner(tx: Transaction, handles: string[], points: [P, P] | unde
     polylineCorners(tx, edits, a, points, how);
     return edits.result();
   }
-  const types = how.kind === 'fillet' ? ['LINE', 'ARC'] : ['LINE'];
+  const types = how.kind === 'fillet' ? ['LINE', 'ARC', 'CIRCLE'] : ['LINE'];
   const pa = entityPath(a, how.kind, types), pb = entityPath(b, how.kind, types);
   const s1 = pa.segs[0]!, s2 = pb.segs[0]!;
   const names: [string, string] = [a.handle, b.handle];
@@ -88,8 +89,9 @@ export function corner(tx: Transaction, handles: string[], points: [P, P] | unde
   const p1 = points?.[0] ?? point(s1, 0.5), p2 = points?.[1] ?? point(s2, 0.5);
   const f = filletCurves(s1, s2, how.r, p1, p2, names);
   const keep = (s: Seg, t: P, pick: P): Seg => (s.k === 'line' ? keepLine(s, t, pick) : keepArc(s as Extract<Seg, { k: 'arc' }>, t, pick));
-  rewrite(tx, edits, a, [keep(s1, f.t1, p1)], false);
-  rewrite(tx, edits, b, [keep(s2, f.t2, p2)], false);
+  // A circle stays whole, as AutoCAD leaves it: the fillet arc only touches it.
+  if (a.type !== 'CIRCLE') rewrite(tx, edits, a, [keep(s1, f.t1, p1)], false);
+  if (b.type !== 'CIRCLE') rewrite(tx, edits, b, [keep(s2, f.t2, p2)], false);
   if (f.arc) addLike(tx, edits, a, 'ARC', arcAttrs(f.arc, 1, 0).attrs);
   return edits.result();
 }
