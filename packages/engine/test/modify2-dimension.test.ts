@@ -156,7 +156,8 @@ describe('dimension_create', () => {
   it('lays out radius, diameter and angular blocks as ezdxf does under other dimension styles', async () => {
     if (!hasEzdxf) return;
     // DIMTIX (text inside), DIMTOH (horizontal outside), DIMTOFL 0 with DIMCEN (centre mark, and
-    // centre lines when negative), DIMTMOVE 1 (leader), DIMTSZ (ticks), DIMSE1 (no first extension line)
+    // centre lines when negative), DIMTMOVE 1 (leader), DIMTSZ (ticks), DIMSE1 (no first extension
+    // line), DIMTAD 0 (text centred on the line, which is cut round it) and DIMTVP
     const styles: [string, [number, string][]][] = [
       ['inside', [[174, '1']]],
       ['inside-leader', [[174, '1'], [279, '1'], [141, '1.5']]],
@@ -166,6 +167,9 @@ describe('dimension_create', () => {
       ['centre-lines', [[172, '0'], [141, '-1']]],
       ['ticks', [[142, '1'], [75, '1']]],
       ['big-arrows', [[41, '6']]],
+      ['centred', [[77, '0']]],
+      ['centred-inside', [[77, '0'], [174, '1']]],
+      ['centred-raised', [[77, '0'], [145, '0.5']]],
     ];
     for (const [name, tags] of styles) {
       const { e, hs } = await drawing();
@@ -184,6 +188,8 @@ describe('dimension_create', () => {
         await mk({ type: 'radius', handle: hs[3], position: [70, 1] }),
         await mk({ type: 'angular', handles: [hs[0], hs[1]], position: [30, 12] }),
         await mk({ type: 'angular', points: [[0, 0], [20, 0], [0, 20]], position: [-10, 10] }),
+        await mk({ type: 'linear', points: [[0, 0], [20, 0]], position: [10, -8] }),
+        await mk({ type: 'aligned', points: [[0, 0], [12, 16]], position: [-4, 12] }),
       ];
       const path = join(dir, `dims-${name}.dxf`);
       await ok(e, 'save', { path });

@@ -139,35 +139,39 @@ export function linearDim(p1: V, p2: V, pos: V, angle: number, aligned: boolean,
     const u = len(v) > 0 ? unit(v) : n;
     content.push(line(add(origin, mul(u, d.exo)), add(at, mul(u, d.exe))));
   };
-  ext(p1, s);
-  ext(p2, e);
+  if (!d.se1) ext(p1, s);
+  if (!d.se2) ext(p2, e);
   const ticks = d.tsz > 0;
   const outside = !ticks && 2 * d.asz + d.gap > measurement;
   const width = textWidth(value, d);
   const wide = (d.tad === 0 ? width + 2 * d.asz : width) > measurement;
   // arrows (tips on the extension lines), then the dimension line between them
   let ls = s, le = e;
+  const dimLines: [V, V][] = [];
   if (ticks) {
     content.push(...arrow(s, vec, d), ...arrow(e, vec, d));
     ls = add(s, mul(vec, -d.dle));
     le = add(e, mul(vec, d.dle));
-    content.push(line(ls, le));
+    dimLines.push([ls, le]);
   } else if (outside) {
     content.push(...arrow(s, vec, d), ...arrow(e, mul(vec, -1), d));
     content.push(line(add(s, mul(vec, -d.asz)), add(s, mul(vec, -2 * d.asz))));
     content.push(line(add(e, mul(vec, d.asz)), add(e, mul(vec, 2 * d.asz))));
-    content.push(line(s, e));
+    dimLines.push([s, e]);
   } else {
     content.push(...arrow(s, mul(vec, -1), d), ...arrow(e, vec, d));
     ls = add(s, mul(vec, d.asz));
     le = add(e, mul(vec, -d.asz));
-    content.push(line(ls, le));
+    dimLines.push([ls, le]);
   }
   const center = mul(add(s, e), 0.5);
   const up = ortho(vec);
-  const vdist = wide ? d.exe + d.gap + d.txt / 2 : d.tad === 0 ? 0 : d.gap + d.txt / 2;
+  const vdist = wide ? d.exe + d.gap + d.txt / 2 : verticalDistance(d, d.tad);
   const at = add(center, mul(up, vdist));
   const rot = degOf(vec);
+  // the dimension line is cut where the text sits on it (DIMTAD 0), as ezdxf cuts it
+  const box = value ? textBox(at, value, rot, d) : null;
+  for (const [a, b] of dimLines) content.push(...visibleLines(a, b, box));
   content.push(text(value, at, rot, d, style));
   content.push(...defpoints([s, p1, p2]));
   return {
@@ -179,6 +183,65 @@ export function linearDim(p1: V, p2: V, pos: V, angle: number, aligned: boolean,
       text: userText ?? '', attachment_point: 5,
     },
   };
+}
+
+/** The box the dimension text hides lines in: its width, its height with three quarters of DIMGAP above and below (ezdxf's). */
+interface TextBox { c: V; u: V; hw: number; hh: number }
+
+function textBox(at: V, value: string, rotation: number, d: DimVars): TextBox | null {
+  const w = textWidth(value, d), h = d.txt + 1.5 * d.gap;
+  return w > 0 && h > 0 ? { c: at, u: fromDeg(rotation), hw: w / 2, hh: h / 2 } : null;
+}
+
+/** The parts of line a-b outside the text box (all of it without a box). */
+function visibleLines(a: V, b: V, box: TextBox | null): Entity[] {
+  if (!box) return [line(a, b)];
+  const v = ortho(box.u);
+  const local = (p: V): V => { const q = sub(p, box.c); return [q[0] * box.u[0] + q[1] * box.u[1], q[0] * v[0] + q[1] * v[1]]; };
+  const la = local(a), lb = local(b);
+  const dl: V = sub(lb, la);
+  // Liang-Barsky: the parameter range of the segment inside the box
+  let t0 = 0, t1 = 1;
+  for (const [p, q] of [[-dl[0], la[0] + box.hw], [dl[0], box.hw - la[0]], [-dl[1], la[1] + box.hh], [dl[1], box.hh - la[1]]] as [number, number][]) {
+    if (Math.abs(p) < 1e-15) { if (q < 0) return [line(a, b)]; continue; }
+    const r = q / p;
+    if (p < 0) t0 = Math.max(t0, r); else t1 = Math.min(t1, r);
+  }
+  if (t0 >= t1) return [line(a, b)];
+  const at = (t: number): V => add(a, mul(sub(b, a), t));
+  const out: Entity[] = [];
+  if (t0 > 1e-12) out.push(line(a, at(t0)));
+  if (t1 < 1 - 1e-12) out.push(line(at(t1), b));
+  return out;
+}
+
+/** The parts of an arc (radians, counter-clockwise) outside the text box: cut where it crosses the box twice, as ezdxf cuts it. */
+function visibleArcs(c: V, r: number, a0: number, a1: number, box: TextBox | null): Entity[] {
+  if (!box) return [arc(c, r, a0, a1)];
+  const TAU = 2 * Math.PI;
+  const s = ((a0 % TAU) + TAU) % TAU, e = ((a1 % TAU) + TAU) % TAU;
+  const span = ((e - s) % TAU + TAU) % TAU;
+  const v = ortho(box.u);
+  const corner = (x: number, y: number): V => add(box.c, add(mul(box.u, x), mul(v, y)));
+  const cs = [corner(-box.hw, -box.hh), corner(box.hw, -box.hh), corner(box.hw, box.hh), corner(-box.hw, box.hh)];
+  const hits: number[] = [];
+  for (let i = 0; i < 4; i++) {
+    const p = cs[i]!, q = cs[(i + 1) % 4]!;
+    const dv = sub(q, p), f = sub(p, c);
+    const A = dv[0] * dv[0] + dv[1] * dv[1], B = 2 * (f[0] * dv[0] + f[1] * dv[1]), C = f[0] * f[0] + f[1] * f[1] - r * r;
+    const disc = B * B - 4 * A * C;
+    if (disc < 0) continue;
+    for (const t of disc === 0 ? [-B / (2 * A)] : [(-B - Math.sqrt(disc)) / (2 * A), (-B + Math.sqrt(disc)) / (2 * A)]) {
+      if (t < 0 || t > 1) continue;
+      const x = add(p, mul(dv, t));
+      const ang = ((Math.atan2(x[1] - c[1], x[0] - c[0]) % TAU) + TAU) % TAU;
+      if (((ang - s) % TAU + TAU) % TAU > span + 1e-12) continue; // not on the arc
+      if (!hits.length || Math.abs(hits[hits.length - 1]! - ang) > 1e-9 * Math.max(1, ang)) hits.push(ang);
+    }
+  }
+  if (hits.length !== 2) return [arc(c, r, a0, a1)];
+  const sorted = hits.map((a) => (s > e && a < s ? a + TAU : a)).sort((x, y) => x - y);
+  return [arc(c, r, s, sorted[0]!), arc(c, r, sorted[1]!, e)];
 }
 
 /** Text turned to read upright as ezdxf's radial dimensions turn it: angles in (90, 270] turn half a turn. */
@@ -255,18 +318,20 @@ export function radialDim(c: V, r: number, pos: V, diameter: boolean, d: DimVars
     return d.tsz > 0 ? p : sub(p, mul(fromDeg(rot), d.asz));
   };
   const centre = diameter ? mul(add(near, far), 0.5) : c;
+  // lines the text crosses (DIMTAD 0: centred on them) are cut round it
+  const box = value ? textBox(textAt, value, rotation, d) : null;
   if (outside) {
     const conn = arrowAt(near, lineAngle + 180);
     if (d.tofl) {
-      if (diameter) content.push(line(conn, arrowAt(far, lineAngle + 180)));
-      else content.push(line(c, near));
+      if (diameter) content.push(...visibleLines(conn, arrowAt(far, lineAngle + 180), box));
+      else content.push(...visibleLines(c, near, box));
     } else content.push(...centerMark(centre, r, d));
     if (horizontal) {
       content.push(line(conn, outsideDefault));
       let h = valign === 0 ? d.asz : width;
       if (flipped) h = -h;
       content.push(line(outsideDefault, add(outsideDefault, [h, 0])));
-    } else content.push(line(conn, add(conn, mul(dir, d.gap + width))));
+    } else content.push(...visibleLines(conn, add(conn, mul(dir, d.gap + width)), box));
   } else {
     const conn = arrowAt(near, lineAngle);
     if (tmove === 1) {
@@ -274,8 +339,8 @@ export function radialDim(c: V, r: number, pos: V, diameter: boolean, d: DimVars
       const from = diameter ? c : mul(add(c, near), 0.5);
       content.push(line(add(from, mul(dir, valign !== 0 ? -width / 2 : width / 2)), conn));
       content.push(...centerMark(centre, r, d));
-    } else if (diameter) content.push(line(conn, arrowAt(far, lineAngle + 180)));
-    else content.push(line(c, conn));
+    } else if (diameter) content.push(...visibleLines(conn, arrowAt(far, lineAngle + 180), box));
+    else content.push(...visibleLines(c, conn, box));
   }
   content.push(text(value, textAt, rotation, d, style));
   content.push(...defpoints([centre, near]));
@@ -332,17 +397,6 @@ export function angularDim(vx: V, d1: V, d2: V, pos: V, d: DimVars, userText: st
   const at = (a: number): V => [vx[0] + R * Math.cos(a), vx[1] + R * Math.sin(a)];
   const tsz = d.tsz > 0;
   content.push(...arrow(at(a1), tsz ? ortho(d1) : fromDeg(s1 + tilt), d), ...arrow(at(a1 + sweep), tsz ? ortho(d2) : fromDeg(s2 - tilt), d));
-  // the arc, short of the arrows inside, whole with arrow-long stubs beyond it outside
-  const da = d.asz / R;
-  if (tsz || arrowsOutside) content.push(arc(vx, R, a1, a1 + sweep));
-  else {
-    const off = da > sweep / 2 ? 0 : da;
-    content.push(arc(vx, R, a1 + off, a1 + sweep - off));
-  }
-  if (arrowsOutside && !tsz) {
-    content.push(arc(vx, R, a1 - 2 * da, a1 - da));
-    content.push(arc(vx, R, a1 + sweep + da, a1 + sweep + 2 * da));
-  }
   // text at the middle of the arc, above it (always above when outside)
   const mid = a1 + sweep / 2;
   const radial: V = [Math.cos(mid), Math.sin(mid)];
@@ -352,7 +406,21 @@ export function angularDim(vx: V, d1: V, d2: V, pos: V, d: DimVars, userText: st
   let rot = ang([radial[1], -radial[0]]);
   const norm360 = ((rot % 360) + 360) % 360;
   if (norm360 > 93 && norm360 < 267) rot += 180;
-  content.push(text(value, textAt, ((rot % 360) + 360) % 360, d, style));
+  rot = ((rot % 360) + 360) % 360;
+  // the arc, short of the arrows inside, whole with arrow-long stubs beyond it outside; cut
+  // round the text when the text sits on it (inside, DIMTAD 0)
+  const box = !textOutside && valign === 0 && value ? textBox(textAt, value, rot, d) : null;
+  const da = d.asz / R;
+  if (tsz || arrowsOutside) content.push(...visibleArcs(vx, R, a1, a1 + sweep, box));
+  else {
+    const off = da > sweep / 2 ? 0 : da;
+    content.push(...visibleArcs(vx, R, a1 + off, a1 + sweep - off, box));
+  }
+  if (arrowsOutside && !tsz) {
+    content.push(arc(vx, R, a1 - 2 * da, a1 - da));
+    content.push(arc(vx, R, a1 + sweep + da, a1 + sweep + 2 * da));
+  }
+  content.push(text(value, textAt, rot, d, style));
   const attrs: Record<string, unknown> = { text_midpoint: p3(textAt), actual_measurement: measurement, text: userText ?? '', attachment_point: 5 };
   if (def.kind === 'lines') {
     // 10/15: the first leg's line, 10 on the leg; 14/13: the second's, 14 on the leg (as ezdxf
