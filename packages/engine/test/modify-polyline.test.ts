@@ -154,6 +154,20 @@ describe('2D POLYLINE', () => {
     }
   });
 
+  it('runs OFFSET and FILLET on a POLYLINE picked by point on the command line', async () => {
+    const e = engine();
+    const pl = await polyline2d(e, [[0, 0], [10, 0], [10, 10], [0, 10]], { closed: true });
+    const r = await ok(e, 'command', { cmd: 'OFFSET 1 5,0 5,5' });
+    const made = r.commands[0].created[0];
+    expect(vertices(e, made).map((p) => [p[0], p[1]])).toEqual([[1, 1], [9, 1], [9, 9], [1, 9]]);
+    await ok(e, 'command', { cmd: 'FILLET R 2 P 10,5' });
+    const v = vertices(e, pl);
+    expect(v).toHaveLength(8);
+    close(v[0]!, [0, 2, Q]);
+    close(v[2]!, [8, 0, Q]);
+    if (hasEzdxf) await audited(e);
+  });
+
   it('joins a line onto a POLYLINE (the POLYLINE kept) and explodes it into lines and arcs', async () => {
     const { e, h } = await drawing([{ type: 'Line', start: [10, 4], end: [0, 4] }]);
     const pl = await polyline2d(e, [[0, 0, 0], [10, 0, 1], [10, 4]]);
