@@ -99,8 +99,12 @@ describe('2D POLYLINE', () => {
   it('trims and breaks a POLYLINE keeping its handle and type; the far piece is a new POLYLINE', async () => {
     const { e, h } = await drawing([{ type: 'Line', start: [4, -5], end: [4, 5] }, { type: 'Line', start: [6, -5], end: [6, 5] }]);
     const pl = await polyline2d(e, [[0, 0, 0], [10, 0, 1], [10, 4, 0], [0, 4]], { color: 5 });
+    await ok(e, 'entities_create', { entities: [{ type: 'Line', start: [50, 50], end: [60, 60] }] }); // drawn after the POLYLINE
+    const order = () => active(e).doc.modelSpace().entities.map((x) => x.handle);
+    const before = order();
     const r = await undoable(e, 'trim', { handle: pl, point: [5, 0], edges: [h[0], h[1]] });
     expect(r.modified).toEqual([pl]);
+    expect(order().slice(0, before.length)).toEqual(before); // the POLYLINE keeps its place in the drawing order
     expect(r.created).toHaveLength(1);
     expect(vertices(e, pl)).toEqual([[0, 0, 0], [4, 0, 0]]);
     const far = vertices(e, r.created[0]);

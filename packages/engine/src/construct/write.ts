@@ -177,8 +177,9 @@ function replaceVertices(tx: Transaction, edits: Edits, e: Entity, g: Geometry):
   if (!block) throw new OpError('entity_absent', `entity ${e.handle} is not in a block`, { handle: e.handle });
   const copy: Entity = { ...e, attrs: { ...structuredClone(e.attrs), ...g.attrs }, children: g.children ?? [] };
   delete copy.seqend; // the document gives the copy a SEQEND of its own
+  const at = block.entities.indexOf(e);
   tx.removeEntity(e.handle);
-  tx.addEntity(copy, block.name);
+  tx.addEntity(copy, block.name, at >= 0 ? at : undefined); // keeps its place in the drawing order
   edits.modify(e.handle);
   return copy;
 }
