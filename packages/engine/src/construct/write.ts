@@ -175,8 +175,11 @@ export function rewrite(tx: Transaction, edits: Edits, e: Entity, segs: Seg[], c
 function replaceVertices(tx: Transaction, edits: Edits, e: Entity, g: Geometry): Entity {
   const block = blockOfEntity(tx.doc, e);
   if (!block) throw new OpError('entity_absent', `entity ${e.handle} is not in a block`, { handle: e.handle });
-  const copy: Entity = { ...e, attrs: { ...structuredClone(e.attrs), ...g.attrs }, children: g.children ?? [] };
-  delete copy.seqend; // the document gives the copy a SEQEND of its own
+  // A deep copy: the removed record stays in the undo step as it was. The document gives the
+  // copy a SEQEND of its own.
+  const { children: _vertices, seqend: _seqend, ...rest } = e;
+  const copy: Entity = { ...structuredClone(rest), children: g.children ?? [] };
+  Object.assign(copy.attrs, g.attrs);
   const at = block.entities.indexOf(e);
   tx.removeEntity(e.handle);
   tx.addEntity(copy, block.name, at >= 0 ? at : undefined); // keeps its place in the drawing order
