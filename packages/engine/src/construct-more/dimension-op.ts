@@ -20,7 +20,7 @@ export const dimensionInput = z.object({
   points: z.array(point).min(1).max(3).optional().describe('linear/aligned: the two measured points; angular (3 points): vertex, point on the first leg, point on the second; ordinate: the feature point'),
   handle: z.string().min(1).optional().describe('radius/diameter: the circle or arc'),
   handles: z.array(z.string().min(1)).length(2).optional().describe('angular: the two lines'),
-  position: point.describe('where the dimension line (arc, text) goes [x, y]'),
+  position: point.describe('[x, y] the dimension line (arc) passes; radius/diameter: the side of the centre it runs to'),
   angle: z.number().refine(Number.isFinite, 'expected a finite number').optional().describe('linear: rotation of the dimension line in degrees (default: horizontal or vertical, by where `position` lies)'),
   style: z.string().min(1).optional().describe('dimension style (default: DIMSTYLE)'),
   text: z.string().optional().describe('text instead of the measurement; "<>" stands for the measurement'),
