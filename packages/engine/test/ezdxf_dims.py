@@ -5,13 +5,14 @@ and dimension style, with ezdxf's measurement. Prints JSON: a list, one item per
 Usage: python3 ezdxf_dims.py FILE.dxf
 """
 import json
+import math
 import sys
 
 import ezdxf
 
 
 def describe(doc, name):
-    out = {"lines": [], "arcs": [], "texts": [], "solids": [], "inserts": []}
+    out = {"lines": [], "arcs": [], "texts": [], "solids": [], "inserts": [], "arrows": []}
     if not name or name not in doc.blocks:
         return out
     for e in doc.blocks[name]:
@@ -25,9 +26,18 @@ def describe(doc, name):
         elif t == "TEXT":
             out["texts"].append({"insert": list(e.dxf.align_point or e.dxf.insert)[:2], "text": e.dxf.text, "rotation": e.dxf.rotation})
         elif t == "SOLID":
-            out["solids"].append(list(e.dxf.vtx1)[:2])
+            # a filled arrow: tip vtx1, its back the middle of vtx0 and vtx2
+            tip, back = e.dxf.vtx1, (e.dxf.vtx0 + e.dxf.vtx2) / 2
+            out["solids"].append(list(tip)[:2])
+            out["arrows"].append({"tip": list(tip)[:2], "angle": math.degrees(math.atan2(tip.y - back.y, tip.x - back.x)) % 360,
+                                  "size": (tip - back).magnitude})
+        elif t == "INSERT" and e.dxf.name.upper() in ("_OBLIQUE", "OBLIQUE"):
+            # a tick: the block's stroke from (-1/2, -1/2) to (1/2, 1/2), placed
+            m = e.matrix44()
+            out["lines"].append([list(m.transform((-0.5, -0.5, 0)))[:2], list(m.transform((0.5, 0.5, 0)))[:2]])
         elif t == "INSERT":
             out["inserts"].append({"name": e.dxf.name, "insert": list(e.dxf.insert)[:2], "rotation": e.dxf.rotation})
+            out["arrows"].append({"tip": list(e.dxf.insert)[:2], "angle": e.dxf.rotation % 360, "size": e.dxf.xscale})
     return out
 
 
@@ -41,9 +51,13 @@ def main() -> int:
         own = describe(doc, dim.dxf.geometry)
         item = {"handle": dim.dxf.handle, "dimtype": dim.dimtype, "measurement": measurement,
                 "actual_measurement": dim.dxf.get("actual_measurement"), "own": own}
+        item["text_midpoint"] = list(dim.dxf.text_midpoint)[:2]
         try:
-            dim.render()
+            renderer = dim.override().render()
             item["ezdxf"] = describe(doc, dim.dxf.geometry)
+            # what ezdxf's renderer measured (radians for angles) and where it put the text
+            item["rendered_measurement"] = renderer.measurement.raw_value
+            item["ezdxf_text_midpoint"] = list(dim.dxf.text_midpoint)[:2]
         except Exception as exc:  # noqa: BLE001 - report what ezdxf cannot render
             item["ezdxf_error"] = str(exc)
         result.append(item)

@@ -28,6 +28,9 @@ def describe(e):
                  start_param=e.dxf.start_param, end_param=e.dxf.end_param)
     elif t == "LWPOLYLINE":
         d.update(points=[list(p) for p in e.get_points("xyb")], closed=bool(e.closed))
+    elif t == "POLYLINE":
+        d.update(points=[[v.dxf.location.x, v.dxf.location.y, v.dxf.bulge] for v in e.vertices], closed=bool(e.is_closed),
+                 is_2d=bool(e.is_2d_polyline), elevation=vec(e.dxf.elevation), z=[v.dxf.location.z for v in e.vertices])
     elif t == "SPLINE":
         k = list(e.knots)
         lo, hi = k[e.dxf.degree], k[-e.dxf.degree - 1]

@@ -109,7 +109,7 @@ describe('fillet', () => {
     const { e, h } = await drawing([
       { type: 'Line', start: [0, 0], end: [3, 0] },
       { type: 'Line', start: [3, 0], end: [3, 3] },
-      { type: 'Circle', center: [20, 20], radius: 1 },
+      { type: 'Ellipse', center: [20, 20], major_axis: [2, 0], ratio: 0.5 },
       { type: 'LWPolyline', points: [[0, 10], [10, 10], [10, 20], [20, 20]] },
     ]);
     const before = dump(active(e).doc);
@@ -121,6 +121,77 @@ describe('fillet', () => {
     await fails(e, 'fillet', { handles: [h[3], h[3]], radius: 1, points: [[5, 10], [15, 20]] }, 'not_adjacent');
     await fails(e, 'fillet', { handles: [h[0], h[1]], radius: Number.POSITIVE_INFINITY }, 'invalid_request');
     expect(dump(active(e).doc)).toBe(before);
+  });
+});
+
+describe('fillet of arcs and circles', () => {
+  const hyp = (p: number[], q: number[]) => Math.hypot(p[0]! - q[0]!, p[1]! - q[1]!);
+  /** The fillet arc touches a circle (c, r) from outside or inside: its centre at r ± radius, its end on the circle. */
+  const touches = (f: any, c: number[], r: number) => {
+    const d = hyp(f.center, c);
+    expect(Math.min(Math.abs(d - (r + f.radius)), Math.abs(d - Math.abs(r - f.radius)))).toBeLessThan(1e-9);
+    const ends = [at(f.center, f.radius, f.start_angle), at(f.center, f.radius, f.end_angle)];
+    expect(Math.min(...ends.map((p) => Math.abs(hyp(p, c) - r)))).toBeLessThan(1e-9);
+  };
+  /** One end of an arc entity lies on point p. */
+  const endsAt = (a: any, p: number[]) => expect(Math.min(hyp(at(a.center, a.radius, a.start_angle), p), hyp(at(a.center, a.radius, a.end_angle), p))).toBeLessThan(1e-9);
+  const filletEnds = (f: any) => [at(f.center, f.radius, f.start_angle), at(f.center, f.radius, f.end_angle)];
+
+  it('rounds two arcs: tangent to both within 1e-9, both trimmed to their tangent points', async () => {
+    const { e, h } = await drawing([
+      { type: 'Arc', center: [0, 0], radius: 5, start_angle: 0, end_angle: 180 },
+      { type: 'Arc', center: [9, 0], radius: 5, start_angle: 0, end_angle: 180 },
+    ]);
+    const r = await undoable(e, 'fillet', { handles: [h[0], h[1]], radius: 1, points: [at([0, 0], 5, 120), at([9, 0], 5, 60)] });
+    expect(r.modified.sort()).toEqual([h[0], h[1]].sort());
+    const f = await get(e, r.created[0]);
+    const cy = Math.sqrt(36 - 4.5 * 4.5);
+    close(f.center, [4.5, cy, 0]);
+    expect(f.radius).toBeCloseTo(1, 12);
+    touches(f, [0, 0], 5);
+    touches(f, [9, 0], 5);
+    const a = await get(e, h[0]), b = await get(e, h[1]);
+    const tA = Math.atan2(cy, 4.5) / DEG;
+    expect(a.start_angle).toBeCloseTo(tA, 9);
+    expect(a.end_angle).toBeCloseTo(180, 9);
+    expect(b.start_angle).toBeCloseTo(0, 9);
+    expect(b.end_angle).toBeCloseTo(180 - tA, 9);
+    for (const [arc, p] of [[a, filletEnds(f)[0]!], [b, filletEnds(f)[1]!]] as const) endsAt(arc, p);
+    // The fillet bows towards the crossing (below its centre), the short way.
+    expect(Math.abs(((f.end_angle - f.start_angle + 360) % 360) - (180 - 2 * tA))).toBeLessThan(1e-9);
+  });
+
+  it('rounds a line and a circle (the circle left whole) and an arc and a circle', async () => {
+    const { e, h } = await drawing([
+      { type: 'Line', start: [-10, 0], end: [10, 0] },
+      { type: 'Circle', center: [0, 3], radius: 2, color: 2 },
+      { type: 'Arc', center: [20, 0], radius: 5, start_angle: 90, end_angle: 270 },
+      { type: 'Circle', center: [21, 0], radius: 1 },
+    ]);
+    const circleBefore = await get(e, h[1]);
+    const r = await undoable(e, 'fillet', { handles: [h[0], h[1]], radius: 1, points: [[8, 0], [2, 3]] });
+    expect(r).toMatchObject({ modified: [h[0]], erased: [] });
+    expect(r.created).toHaveLength(1);
+    const f = await get(e, r.created[0]);
+    close(f.center, [Math.sqrt(5), 1, 0]);
+    expect(Math.abs(f.center[1] - 1)).toBeLessThan(1e-9); // tangent to y = 0
+    touches(f, [0, 3], 2);
+    close((await get(e, h[0])).start, [Math.sqrt(5), 0, 0]);
+    expect(await get(e, h[1])).toEqual(circleBefore);
+    // An arc about a circle inside it: the fillet sits in the ring between them.
+    const g = await undoable(e, 'fillet', { handles: [h[2], h[3]], radius: 2, points: [at([20, 0], 5, 200), at([21, 0], 1, 180)] });
+    const f2 = await get(e, g.created[0]);
+    expect(Math.abs(hyp(f2.center, [20, 0]) - 3)).toBeLessThan(1e-9); // 5 - 2
+    expect(Math.abs(hyp(f2.center, [21, 0]) - 3)).toBeLessThan(1e-9); // 1 + 2
+    expect(f2.center[1]).toBeLessThan(0); // the side of the picks (below the axis)
+    touches(f2, [20, 0], 5);
+    touches(f2, [21, 0], 1);
+    endsAt(await get(e, h[2]), filletEnds(f2).reduce((p, q) => (Math.abs(hyp(p, [20, 0]) - 5) < Math.abs(hyp(q, [20, 0]) - 5) ? p : q)));
+    if (hasEzdxf) {
+      const z = await ezdxfRead(e);
+      expect(z.errors + z.fixes, z.messages.join('; ')).toBe(0);
+      expect(z.entities[h[1]!]).toMatchObject({ type: 'CIRCLE', radius: 2 });
+    }
   });
 });
 

@@ -20,7 +20,7 @@ export const dimensionInput = z.object({
   points: z.array(point).min(1).max(3).optional().describe('linear/aligned: the two measured points; angular (3 points): vertex, point on the first leg, point on the second; ordinate: the feature point'),
   handle: z.string().min(1).optional().describe('radius/diameter: the circle or arc'),
   handles: z.array(z.string().min(1)).length(2).optional().describe('angular: the two lines'),
-  position: point.describe('where the dimension line (arc, text) goes [x, y]'),
+  position: point.describe('[x, y] the dimension line (arc) passes; radius/diameter: the side of the centre it runs to'),
   angle: z.number().refine(Number.isFinite, 'expected a finite number').optional().describe('linear: rotation of the dimension line in degrees (default: horizontal or vertical, by where `position` lies)'),
   style: z.string().min(1).optional().describe('dimension style (default: DIMSTYLE)'),
   text: z.string().optional().describe('text instead of the measurement; "<>" stands for the measurement'),
@@ -140,13 +140,18 @@ function angular(tx: Transaction, input: DimensionInput, pos: V, pts: V[], d: Di
       cands.push(cross > 0 ? { d1, d2 } : { d1: d2, d2: d1 });
     }
     const hit = cands.find((c) => within(q, c.d1, c.d2)) ?? cands[0]!;
-    const reach = (l: [V, V], dir: V) => Math.max(0, ...l.map((p) => (p[0] - vx[0]) * dir[0] + (p[1] - vx[1]) * dir[1]));
     // the first leg lies along line 1 when it is parallel to it
     const fromA = Math.abs(hit.d1[0] * n1[1] - hit.d1[1] * n1[0]) < 1e-9;
     const [la, lb] = fromA ? [l1, l2] : [l2, l1];
-    // the definition keeps each line's points ordered along the leg measured
-    const along = (l: [V, V], dir: V): [V, V] => ((l[1][0] - l[0][0]) * dir[0] + (l[1][1] - l[0][1]) * dir[1] >= 0 ? [l[0], l[1]] : [l[1], l[0]]);
-    return angularDim(vx, hit.d1, hit.d2, reach(la, hit.d1), reach(lb, hit.d2), pos, d, input.text, textStyle, { kind: 'lines', l1: along(la, hit.d1), l2: along(lb, hit.d2) });
+    // Each line's definition points, the first on the leg measured (the point further along it;
+    // when the whole line lies behind the vertex, the point of its carrier as far out on the leg).
+    const onLeg = (l: [V, V], dir: V): [V, V] => {
+      const t = (p: V) => (p[0] - vx[0]) * dir[0] + (p[1] - vx[1]) * dir[1];
+      const [back, front] = t(l[1]) >= t(l[0]) ? [l[0], l[1]] : [l[1], l[0]];
+      const size = Math.hypot(front[0] - back[0], front[1] - back[1]);
+      return t(front) > 1e-9 * size ? [front, back] : [[vx[0] + dir[0] * size, vx[1] + dir[1] * size], back];
+    };
+    return angularDim(vx, hit.d1, hit.d2, pos, d, input.text, textStyle, { kind: 'lines', l1: onLeg(la, hit.d1), l2: onLeg(lb, hit.d2) });
   }
   if (pts.length !== 3) throw new OpError('invalid_request', 'dimension_create angular: give `handles` (two lines) or `points` [vertex, first point, second point]');
   const [vx, p1, p2] = [pts[0]!, pts[1]!, pts[2]!];
@@ -157,7 +162,7 @@ function angular(tx: Transaction, input: DimensionInput, pos: V, pts: V[], d: Di
   const n1 = norm(u), n2 = norm(w);
   const q = Math.atan2(pos[1] - vx[1], pos[0] - vx[0]);
   const [d1, d2, a, b] = withinAny(q, n1, n2) ? [n1, n2, p1, p2] : [n2, n1, p2, p1];
-  return angularDim(vx, d1, d2, Math.hypot(a[0] - vx[0], a[1] - vx[1]), Math.hypot(b[0] - vx[0], b[1] - vx[1]), pos, d, input.text, textStyle, { kind: 'points', p1: a, p2: b });
+  return angularDim(vx, d1, d2, pos, d, input.text, textStyle, { kind: 'points', p1: a, p2: b });
 }
 
 function norm(v: V): V {

@@ -37,7 +37,37 @@ export function bulgeSeg(p1: P, p2: P, bulge: number): Seg {
   return { k: 'arc', c, r, a0: Math.atan2(p1[1] - c[1], p1[0] - c[0]), sw };
 }
 
-export const TRIMMABLE = ['LINE', 'ARC', 'CIRCLE', 'ELLIPSE', 'LWPOLYLINE', 'SPLINE'];
+export const TRIMMABLE = ['LINE', 'ARC', 'CIRCLE', 'ELLIPSE', 'LWPOLYLINE', 'POLYLINE', 'SPLINE'];
+
+/** LWPOLYLINE, or a 2D POLYLINE (VERTEX records): the types whose vertices carry bulges. */
+export const isPolyline = (e: Entity): boolean => e.type === 'LWPOLYLINE' || e.type === 'POLYLINE';
+
+/**
+ * The vertices of an LWPOLYLINE or 2D POLYLINE as [x, y, start_width, end_width, bulge] in its
+ * OCS, and whether it is closed. 3D polylines and meshes are refused, as AutoCAD's 2D edits
+ * refuse them; a curve- or spline-fit polyline gives the vertices it is drawn through (its
+ * frame's control points, VERTEX flag 16, are not on the curve).
+ */
+export function polylineVertices(e: Entity, op: string): { pts: number[][]; closed: boolean } {
+  const a = e.attrs;
+  const flags = num(a.flags);
+  if (e.type === 'LWPOLYLINE') {
+    const pts = ((a.points as number[][] | undefined) ?? []).map((p) => [num(p[0]), num(p[1]), num(p[2]), num(p[3]), num(p[4])]);
+    return { pts, closed: (flags & 1) !== 0 };
+  }
+  if (e.type !== 'POLYLINE') throw new OpError('wrong_type', `${op}: ${e.type} ${e.handle} is not a polyline`, { handle: e.handle, type: e.type });
+  const kind = flags & 8 ? '3D POLYLINE' : flags & 16 ? 'polygon mesh (POLYLINE)' : flags & 64 ? 'polyface mesh (POLYLINE)' : null;
+  if (kind) {
+    throw new OpError('wrong_type', `${op}: ${e.handle} is a ${kind}; ${op} takes 2D polylines only (AutoCAD refuses it too)`, { handle: e.handle, type: kind });
+  }
+  const pts = (e.children ?? [])
+    .filter((v) => v.type === 'VERTEX' && (num(v.attrs.flags) & 16) === 0)
+    .map((v) => {
+      const l = (v.attrs.location as number[] | undefined) ?? [];
+      return [num(l[0]), num(l[1]), num(v.attrs.start_width), num(v.attrs.end_width), num(v.attrs.bulge)];
+    });
+  return { pts, closed: (flags & 1) !== 0 };
+}
 
 /** The entity as a path, or a wrong_type error naming the handle. */
 export function entityPath(e: Entity, op: string, types: readonly string[] = TRIMMABLE): Path {
@@ -73,10 +103,10 @@ export function entityPath(e: Entity, op: string, types: readonly string[] = TRI
       const c = a.center as number[];
       return { segs: [{ k: 'ell', c: [num(c[0]), num(c[1])], u, v, t0: full ? 0 : s0, sw }], closed: full };
     }
-    case 'LWPOLYLINE': {
+    case 'LWPOLYLINE':
+    case 'POLYLINE': {
+      const { pts, closed } = polylineVertices(e, op);
       const s = ocsSign(e);
-      const pts = (a.points as number[][] | undefined) ?? [];
-      const closed = (num(a.flags) & 1) !== 0;
       const segs: Seg[] = [];
       const n = pts.length;
       for (let i = 0; i < (closed ? n : n - 1); i++) {
@@ -85,7 +115,7 @@ export function entityPath(e: Entity, op: string, types: readonly string[] = TRI
         if (dist(p1, p2) === 0) continue; // zero-length segments carry no geometry
         segs.push(bulgeSeg(p1, p2, s * num(p[4])));
       }
-      if (!segs.length) throw new OpError('wrong_type', `LWPOLYLINE ${e.handle} has no length`, { handle: e.handle });
+      if (!segs.length) throw new OpError('wrong_type', `${e.type} ${e.handle} has no length`, { handle: e.handle });
       return { segs, closed };
     }
     case 'SPLINE': {

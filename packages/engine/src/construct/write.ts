@@ -8,7 +8,7 @@ import { entity } from '../entities/create.js';
 import type { EditResult } from '../ops/edit-result.js';
 import { TAU, norm } from './vec2.js';
 import { type Seg, splineOf } from './curve.js';
-import { arcAttrs, ocsSign, polylinePoints, splineAttrs } from './entity-path.js';
+import { arcAttrs, isPolyline, ocsSign, polylinePoints, splineAttrs } from './entity-path.js';
 import { nurbsConcat } from './nurbs.js';
 
 /** What an op did, by handle; a handle created in the op stays `created` when it is changed again. */
@@ -37,7 +37,12 @@ const INHERITED = [
   'layer', 'color', 'true_color', 'color_name', 'linetype', 'lineweight', 'ltscale', 'transparency', 'invisible',
   'plotstyle_handle', 'material_handle', 'shadow_mode', 'thickness', 'paperspace',
 ];
-const PLANE = ['extrusion', 'elevation', 'const_width'];
+const PLANE = ['extrusion'];
+/** Plane and width attributes whose form differs between LWPOLYLINE and POLYLINE: copied within one type. */
+const SAME_TYPE: Record<string, string[]> = {
+  LWPOLYLINE: ['elevation', 'const_width'],
+  POLYLINE: ['default_start_width', 'default_end_width'],
+};
 
 /** Type-specific bookkeeping a geometry change makes stale. */
 const STALE: Record<string, string[]> = {
@@ -48,10 +53,11 @@ const STALE: Record<string, string[]> = {
 function inherited(src: Entity, type: string): Record<string, unknown> {
   const a: Record<string, unknown> = {};
   for (const k of INHERITED) if (src.attrs[k] !== undefined) a[k] = structuredClone(src.attrs[k]);
-  const planar = ['ARC', 'CIRCLE', 'LWPOLYLINE', 'ELLIPSE'];
+  const planar = ['ARC', 'CIRCLE', 'LWPOLYLINE', 'POLYLINE', 'ELLIPSE'];
   if (planar.includes(type) && planar.includes(src.type)) {
-    for (const k of PLANE) if (src.attrs[k] !== undefined && (k !== 'const_width' || type === 'LWPOLYLINE')) a[k] = structuredClone(src.attrs[k]);
+    for (const k of PLANE) if (src.attrs[k] !== undefined) a[k] = structuredClone(src.attrs[k]);
   }
+  if (type === src.type) for (const k of SAME_TYPE[type] ?? []) if (src.attrs[k] !== undefined) a[k] = structuredClone(src.attrs[k]);
   return a;
 }
 
@@ -59,18 +65,46 @@ function inherited(src: Entity, type: string): Record<string, unknown> {
 function elevationOf(src: Entity): number {
   const a = src.attrs;
   if (src.type === 'LINE') return Number((a.start as number[])[2] ?? 0);
-  if (src.type === 'LWPOLYLINE') return 0; // kept in `elevation`
+  if (src.type === 'LWPOLYLINE') return Number(a.elevation ?? 0);
+  if (src.type === 'POLYLINE') return Number((a.elevation as number[] | undefined)?.[2] ?? 0);
   const c = a.center as number[] | undefined;
   return Number(c?.[2] ?? 0);
 }
 
+export interface Geometry {
+  type: string;
+  attrs: Record<string, unknown>;
+  /** The VERTEX records of a POLYLINE. */
+  children?: Entity[];
+}
+
+/** VERTEX records of a 2D POLYLINE at elevation z from OCS points [x, y, sw, ew, bulge]. */
+export function polylineChildren(pts: number[][], z: number, layer: unknown): Entity[] {
+  return pts.map((p) => {
+    const a: Record<string, unknown> = { layer: layer ?? '0', location: [p[0], p[1], z], flags: 0 };
+    if (p[2]) a.start_width = p[2];
+    if (p[3]) a.end_width = p[3];
+    if (p[4]) a.bulge = p[4];
+    return entity('VERTEX', a);
+  });
+}
+
+/** POLYLINE geometry: a 2D polyline keeps its flags but closed (1) and the linetype flag (128); fit flags go, the vertices are what was drawn. */
+function polylineGeometry(src: Entity, pts: number[][], closed: boolean): Geometry {
+  const z = elevationOf(src);
+  const flags = (closed ? 1 : 0) | (Number(src.attrs.flags ?? 0) & 128);
+  return { type: 'POLYLINE', attrs: { vertices_follow: 1, elevation: [0, 0, z], flags }, children: polylineChildren(pts, z, src.attrs.layer) };
+}
+
 /** Type and geometry attributes of a piece of a source entity. */
-export function geometryOf(src: Entity, segs: Seg[], closed: boolean): { type: string; attrs: Record<string, unknown> } {
+export function geometryOf(src: Entity, segs: Seg[], closed: boolean): Geometry {
   const z = elevationOf(src);
   const only = segs.length === 1 ? segs[0]! : null;
-  if (src.type === 'LWPOLYLINE' || (segs.length > 1 && segs.every((s) => s.k === 'line' || s.k === 'arc'))) {
-    const s = src.type === 'LWPOLYLINE' || src.type === 'ARC' || src.type === 'CIRCLE' ? ocsSign(src) : 1;
-    return { type: 'LWPOLYLINE', attrs: { points: polylinePoints(segs, s, closed), flags: closed ? 1 : 0 } };
+  if (isPolyline(src) || (segs.length > 1 && segs.every((s) => s.k === 'line' || s.k === 'arc'))) {
+    const s = isPolyline(src) || src.type === 'ARC' || src.type === 'CIRCLE' ? ocsSign(src) : 1;
+    const pts = polylinePoints(segs, s, closed);
+    if (src.type === 'POLYLINE') return polylineGeometry(src, pts, closed);
+    return { type: 'LWPOLYLINE', attrs: { points: pts, flags: closed ? 1 : 0 } };
   }
   if (only?.k === 'line') {
     const a = only.a, b = only.b;
@@ -116,6 +150,7 @@ export function geometryOf(src: Entity, segs: Seg[], closed: boolean): { type: s
 /** Puts new geometry into `e`: in place when its type stays, else a new entity replaces it. */
 export function rewrite(tx: Transaction, edits: Edits, e: Entity, segs: Seg[], closed: boolean): Entity {
   const g = geometryOf(e, segs, closed);
+  if (g.type === 'POLYLINE' && e.type === 'POLYLINE') return replaceVertices(tx, edits, e, g);
   if (g.type === e.type) {
     tx.touch(e);
     for (const k of STALE[e.type] ?? []) delete e.attrs[k];
@@ -127,16 +162,37 @@ export function rewrite(tx: Transaction, edits: Edits, e: Entity, segs: Seg[], c
     edits.modify(e.handle);
     return e;
   }
-  const created = addLike(tx, edits, e, g.type, g.attrs);
+  const created = addLike(tx, edits, e, g.type, g.attrs, g.children);
   erase(tx, edits, e);
   return created;
 }
 
+/**
+ * New vertices for a POLYLINE under its own handle: the record is taken out and a copy with the
+ * new VERTEX records put back, so the undo record holds both whole (the vertices have handles
+ * of their own, which an in-place change would leave stale in the document's index).
+ */
+function replaceVertices(tx: Transaction, edits: Edits, e: Entity, g: Geometry): Entity {
+  const block = blockOfEntity(tx.doc, e);
+  if (!block) throw new OpError('entity_absent', `entity ${e.handle} is not in a block`, { handle: e.handle });
+  // A deep copy: the removed record stays in the undo step as it was. The document gives the
+  // copy a SEQEND of its own.
+  const { children: _vertices, seqend: _seqend, ...rest } = e;
+  const copy: Entity = { ...structuredClone(rest), children: g.children ?? [] };
+  Object.assign(copy.attrs, g.attrs);
+  const at = block.entities.indexOf(e);
+  tx.removeEntity(e.handle);
+  tx.addEntity(copy, block.name, at >= 0 ? at : undefined); // keeps its place in the drawing order
+  edits.modify(e.handle);
+  return copy;
+}
+
 /** A new entity of `type` beside `src` (same block), taking its appearance. */
-export function addLike(tx: Transaction, edits: Edits, src: Entity, type: string, attrs: Record<string, unknown>): Entity {
-  const block = blockOfEntity(tx.doc, src);
+export function addLike(tx: Transaction, edits: Edits, src: Entity, type: string, attrs: Record<string, unknown>, children?: Entity[]): Entity {
+  // A POLYLINE rewritten earlier in the op lives on as a copy under the same handle.
+  const block = blockOfEntity(tx.doc, src) ?? blockOfEntity(tx.doc, (tx.doc.get(src.handle) as Entity | undefined) ?? src);
   if (!block) throw new OpError('entity_absent', `entity ${src.handle} is not in a block`, { handle: src.handle });
-  const e = tx.addEntity(entity(type, { ...inherited(src, type), ...attrs }), block.name);
+  const e = tx.addEntity(entity(type, { ...inherited(src, type), ...attrs }, children), block.name);
   edits.create(e.handle);
   return e;
 }
@@ -144,7 +200,7 @@ export function addLike(tx: Transaction, edits: Edits, src: Entity, type: string
 /** A new entity of the source's kind holding a piece of it. */
 export function addPiece(tx: Transaction, edits: Edits, src: Entity, segs: Seg[], closed: boolean): Entity {
   const g = geometryOf(src, segs, closed);
-  return addLike(tx, edits, src, g.type, g.attrs);
+  return addLike(tx, edits, src, g.type, g.attrs, g.children);
 }
 
 export function erase(tx: Transaction, edits: Edits, e: Entity): void {
@@ -152,8 +208,12 @@ export function erase(tx: Transaction, edits: Edits, e: Entity): void {
   edits.erase(e.handle);
 }
 
-/** New OCS vertices of an LWPOLYLINE, in place. */
+/** New OCS vertices [x, y, sw, ew, bulge] of an LWPOLYLINE (in place) or a 2D POLYLINE. */
 export function setPolylinePoints(tx: Transaction, edits: Edits, e: Entity, points: number[][]): void {
+  if (e.type === 'POLYLINE') {
+    replaceVertices(tx, edits, e, { type: 'POLYLINE', attrs: {}, children: polylineChildren(points, elevationOf(e), e.attrs.layer) });
+    return;
+  }
   tx.touch(e);
   for (const k of STALE.LWPOLYLINE!) delete e.attrs[k];
   e.attrs.points = points;

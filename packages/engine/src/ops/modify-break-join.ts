@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { OpError } from '../protocol.js';
 import type { Entity } from '../dxf.js';
 import { entitiesOrThrow } from '../model.js';
-import { entityPath, ocsSign } from '../construct/entity-path.js';
+import { entityPath, isPolyline, ocsSign } from '../construct/entity-path.js';
 import { type Path, type Seg, end, pathEnd, pathPiece, pathStart, reverse, start } from '../construct/curve.js';
 import { mergeSegs } from '../construct/merge.js';
 import { Edits, addLike, addPiece, erase, geometryOf, rewrite } from '../construct/write.js';
@@ -15,7 +15,7 @@ import { MODIFY, handleField, pathSize, pickOn, target, xy } from './modify-comm
 
 export const breakOp = defineOp({
   name: 'break',
-  summary: 'Breaks a Line, Arc, Circle, Ellipse, LWPolyline or Spline: with one point into two entities at it, with two points removing the part between them (on a closed curve, counter-clockwise from the first to the second, as AutoCAD does).',
+  summary: 'Breaks a Line, Arc, Circle, Ellipse, LWPolyline, 2D Polyline or Spline: with one point into two entities at it, with two points removing the part between them (on a closed curve, counter-clockwise from the first to the second, as AutoCAD does).',
   input: z.object({ handle: handleField, points: z.array(xy).min(1).max(2).describe('[p1] or [p1, p2], projected onto the entity') }),
   ...MODIFY,
   errors: ['entity_absent', 'wrong_type', 'invalid_point', 'unsupported_plane'],
@@ -62,7 +62,7 @@ export function breakAt(tx: Transaction, handle: string, points: P[]) {
 
 export const joinOp = defineOp({
   name: 'join',
-  summary: 'Joins collinear Lines into one line, Arcs of one circle into one arc (a circle when they close it), or Lines, Arcs and open LWPolylines that meet end to end into one LWPolyline; the first handle is kept (or, for a polyline of lines and arcs, a new LWPolyline takes its properties).',
+  summary: 'Joins collinear Lines into one line, Arcs of one circle into one arc (a circle when they close it), or Lines, Arcs and open LWPolylines or 2D Polylines that meet end to end into one polyline; the first handle is kept when it is a polyline (the result keeps its type), else a new LWPolyline takes its properties.',
   input: z.object({ handles: z.array(handleField).min(2).describe('the entities to join, the first is the source') }),
   ...MODIFY,
   errors: ['entity_absent', 'wrong_type', 'not_connected', 'unsupported_plane'],
@@ -73,7 +73,7 @@ export const joinOp = defineOp({
 export function join(tx: Transaction, handles: string[]) {
   const list = [...new Map(entitiesOrThrow(tx.doc, handles).map((e) => [e.handle, e])).values()];
   if (list.length < 2) throw new OpError('invalid_request', 'join: give at least two different entities');
-  const paths = list.map((e) => entityPath(e, 'join', ['LINE', 'ARC', 'LWPOLYLINE']));
+  const paths = list.map((e) => entityPath(e, 'join', ['LINE', 'ARC', 'LWPOLYLINE', 'POLYLINE']));
   const scale = Math.max(...paths.map(pathSize));
   const tol = 1e-9 * Math.max(1, scale);
   const edits = new Edits();
@@ -127,7 +127,7 @@ export function join(tx: Transaction, handles: string[]) {
     throw new OpError('not_connected', `join: ${bad.join(', ')} ${bad.length > 1 ? 'do' : 'does'} not meet the others end to end`, { handles: bad });
   }
   const closed = chain.length > 2 && dist(start(chain[0]!), end(chain[chain.length - 1]!)) <= tol;
-  if (src.type === 'LWPOLYLINE') {
+  if (isPolyline(src)) {
     rewrite(tx, edits, src, chain, closed);
     for (const e of list.slice(1)) erase(tx, edits, e);
   } else {

@@ -1,5 +1,6 @@
-// fillet and chamfer: round or bevel the corner of two lines (fillet also line + arc and two
-// arcs), of two segments of one polyline, or every corner of a polyline.
+// fillet and chamfer: round or bevel the corner of two lines (fillet also line + arc, two arcs
+// and a line or arc with a circle, which stays whole as in AutoCAD), of two segments of one
+// polyline, or every corner of a polyline.
 import { z } from 'zod';
 import { OpError } from '../protocol.js';
 import type { Entity } from '../dxf.js';
@@ -8,7 +9,7 @@ import { entityPath } from '../construct/entity-path.js';
 import { type Path, type Seg, closest, point } from '../construct/curve.js';
 import { filletCurves, filletLines, keepArc, keepLine, lineCorner, polylineFillet } from '../construct/corner.js';
 import { Edits, addLike, rewrite, setPolylinePoints } from '../construct/write.js';
-import { arcAttrs } from '../construct/entity-path.js';
+import { arcAttrs, isPolyline, polylineVertices } from '../construct/entity-path.js';
 import { type P, add, dist, dot, mul, sub, unit, cross } from '../construct/vec2.js';
 import { defineOp } from './types.js';
 import { MODIFY, handleField, target, xy } from './modify-common.js';
@@ -21,7 +22,7 @@ const cornerInput = {
 
 export const filletOp = defineOp({
   name: 'fillet',
-  summary: 'Rounds the corner of two Lines, a Line and an Arc, two Arcs or two segments of one LWPolyline with an arc of `radius` tangent to both, trimming or extending them (the sides kept are those nearer to `points`); radius 0 makes a sharp corner, parallel lines get a half circle; `polyline: true` rounds every corner of a polyline.',
+  summary: 'Rounds the corner of two Lines, a Line and an Arc, two Arcs, a Line or Arc and a Circle (the circle is left whole) or two segments of one LWPolyline or 2D Polyline with an arc of `radius` tangent to both, trimming or extending them (the sides kept are those nearer to `points`); radius 0 makes a sharp corner, parallel lines get a half circle; `polyline: true` rounds every corner of a polyline.',
   input: z.object({ ...cornerInput, radius: z.number().min(0).describe('fillet radius (0: sharp corner)') }),
   ...MODIFY,
   errors: ['entity_absent', 'wrong_type', 'radius_too_large', 'parallel', 'no_intersection', 'not_adjacent', 'unsupported_plane'],
@@ -31,7 +32,7 @@ export const filletOp = defineOp({
 
 export const chamferOp = defineOp({
   name: 'chamfer',
-  summary: 'Bevels the corner of two Lines (or two segments of one LWPolyline) with a line from `distances[0]` along the first to `distances[1]` along the second; `polyline: true` bevels every corner of a polyline.',
+  summary: 'Bevels the corner of two Lines (or two segments of one LWPolyline or 2D Polyline) with a line from `distances[0]` along the first to `distances[1]` along the second; `polyline: true` bevels every corner of a polyline.',
   input: z.object({ ...cornerInput, distances: z.tuple([z.number().min(0), z.number().min(0)]).describe('[d1, d2] from the corner along each') }),
   ...MODIFY,
   errors: ['entity_absent', 'wrong_type', 'distance_too_large', 'parallel', 'not_adjacent', 'unsupported_plane'],
@@ -45,20 +46,20 @@ export function corner(tx: Transaction, handles: string[], points: [P, P] | unde
   const a = target(tx.doc, handles[0]!);
   const edits = new Edits();
   if (polyline) {
-    if (a.type !== 'LWPOLYLINE') throw new OpError('wrong_type', `${how.kind}: polyline: true takes an LWPOLYLINE, ${a.handle} is ${a.type}`, { handle: a.handle });
+    if (!isPolyline(a)) throw new OpError('wrong_type', `${how.kind}: polyline: true takes an LWPOLYLINE or 2D POLYLINE, ${a.handle} is ${a.type}`, { handle: a.handle });
     const n = polylineCorners(tx, edits, a, null, how);
-    if (!n) throw new OpError('radius_too_large', `${how.kind}: no corner of LWPOLYLINE ${a.handle} has room for it (or it has no corner between two lines)`, { handle: a.handle });
+    if (!n) throw new OpError('radius_too_large', `${how.kind}: no corner of ${a.type} ${a.handle} has room for it (or it has no corner between two lines)`, { handle: a.handle });
     return edits.result();
   }
   if (handles.length < 2) throw new OpError('invalid_request', `${how.kind}: give two handles (or polyline: true)`);
   const b = target(tx.doc, handles[1]!);
   if (a.handle === b.handle) {
-    if (a.type !== 'LWPOLYLINE') throw new OpError('wrong_type', `${how.kind}: ${a.type} ${a.handle} given twice (only a polyline has two segments)`, { handle: a.handle });
+    if (!isPolyline(a)) throw new OpError('wrong_type', `${how.kind}: ${a.type} ${a.handle} given twice (only a polyline has two segments)`, { handle: a.handle });
     if (!points) throw new OpError('invalid_request', `${how.kind}: two segments of one polyline need \`points\`, one on each segment`);
     polylineCorners(tx, edits, a, points, how);
     return edits.result();
   }
-  const types = how.kind === 'fillet' ? ['LINE', 'ARC'] : ['LINE'];
+  const types = how.kind === 'fillet' ? ['LINE', 'ARC', 'CIRCLE'] : ['LINE'];
   const pa = entityPath(a, how.kind, types), pb = entityPath(b, how.kind, types);
   const s1 = pa.segs[0]!, s2 = pb.segs[0]!;
   const names: [string, string] = [a.handle, b.handle];
@@ -88,8 +89,9 @@ export function corner(tx: Transaction, handles: string[], points: [P, P] | unde
   const p1 = points?.[0] ?? point(s1, 0.5), p2 = points?.[1] ?? point(s2, 0.5);
   const f = filletCurves(s1, s2, how.r, p1, p2, names);
   const keep = (s: Seg, t: P, pick: P): Seg => (s.k === 'line' ? keepLine(s, t, pick) : keepArc(s as Extract<Seg, { k: 'arc' }>, t, pick));
-  rewrite(tx, edits, a, [keep(s1, f.t1, p1)], false);
-  rewrite(tx, edits, b, [keep(s2, f.t2, p2)], false);
+  // A circle stays whole, as AutoCAD leaves it: the fillet arc only touches it.
+  if (a.type !== 'CIRCLE') rewrite(tx, edits, a, [keep(s1, f.t1, p1)], false);
+  if (b.type !== 'CIRCLE') rewrite(tx, edits, b, [keep(s2, f.t2, p2)], false);
   if (f.arc) addLike(tx, edits, a, 'ARC', arcAttrs(f.arc, 1, 0).attrs);
   return edits.result();
 }
@@ -126,9 +128,8 @@ function parallelFillet(tx: Transaction, edits: Edits, a: Entity, b: Entity, s1:
  * or the one between the two picked segments. Works on the OCS vertices directly.
  */
 function polylineCorners(tx: Transaction, edits: Edits, e: Entity, picks: [P, P] | null, how: How): number {
-  const path: Path = entityPath(e, how.kind, ['LWPOLYLINE']);
-  const pts = ((e.attrs.points as number[][]) ?? []).map((p) => [p[0] ?? 0, p[1] ?? 0, p[2] ?? 0, p[3] ?? 0, p[4] ?? 0]);
-  const closed = (Number(e.attrs.flags ?? 0) & 1) !== 0;
+  const path: Path = entityPath(e, how.kind, ['LWPOLYLINE', 'POLYLINE']);
+  const { pts, closed } = polylineVertices(e, how.kind);
   const n = pts.length;
   let corners: number[];
   if (picks) {
@@ -138,13 +139,13 @@ function polylineCorners(tx: Transaction, edits: Edits, e: Entity, picks: [P, P]
       return best;
     };
     // Segment indices of the path equal vertex indices when no segment has zero length.
-    if (path.segs.length !== (closed ? n : n - 1)) throw new OpError('wrong_type', `${how.kind}: LWPOLYLINE ${e.handle} has zero-length segments`, { handle: e.handle });
+    if (path.segs.length !== (closed ? n : n - 1)) throw new OpError('wrong_type', `${how.kind}: ${e.type} ${e.handle} has zero-length segments`, { handle: e.handle });
     const i = seg(picks[0]), j = seg(picks[1]);
     const m = path.segs.length;
     let v: number;
     if (Math.abs(i - j) === 1) v = Math.max(i, j);
     else if (closed && ((i === 0 && j === m - 1) || (j === 0 && i === m - 1))) v = 0;
-    else throw new OpError('not_adjacent', `${how.kind}: the picked segments ${i} and ${j} of LWPOLYLINE ${e.handle} do not share a vertex`, { handle: e.handle });
+    else throw new OpError('not_adjacent', `${how.kind}: the picked segments ${i} and ${j} of ${e.type} ${e.handle} do not share a vertex`, { handle: e.handle });
     corners = [v];
   } else {
     corners = [];
@@ -157,7 +158,7 @@ function polylineCorners(tx: Transaction, edits: Edits, e: Entity, picks: [P, P]
   for (const v of corners) {
     const prev = (v - 1 + n) % n, next = (v + 1) % n;
     if (pts[prev]![4] !== 0 || pts[v]![4] !== 0) {
-      if (picks) throw new OpError('wrong_type', `${how.kind}: the corner at vertex ${v} of LWPOLYLINE ${e.handle} has an arc segment`, { handle: e.handle });
+      if (picks) throw new OpError('wrong_type', `${how.kind}: the corner at vertex ${v} of ${e.type} ${e.handle} has an arc segment`, { handle: e.handle });
       continue;
     }
     const A: P = [pts[prev]![0]!, pts[prev]![1]!], V: P = [pts[v]![0]!, pts[v]![1]!], B: P = [pts[next]![0]!, pts[next]![1]!];
@@ -177,7 +178,7 @@ function polylineCorners(tx: Transaction, edits: Edits, e: Entity, picks: [P, P]
       if (how.d1 === 0 && how.d2 === 0) continue;
     }
     if (needIn > lenIn + 1e-9 || needOut > lenOut + 1e-9) {
-      if (picks) throw new OpError(how.kind === 'fillet' ? 'radius_too_large' : 'distance_too_large', `${how.kind}: the segments at vertex ${v} of LWPOLYLINE ${e.handle} are too short (need ${Math.max(needIn, needOut).toPrecision(6)})`, { handle: e.handle });
+      if (picks) throw new OpError(how.kind === 'fillet' ? 'radius_too_large' : 'distance_too_large', `${how.kind}: the segments at vertex ${v} of ${e.type} ${e.handle} are too short (need ${Math.max(needIn, needOut).toPrecision(6)})`, { handle: e.handle });
       continue;
     }
     used[v] = needOut;

@@ -10,11 +10,11 @@ import type { Transaction } from '../store/document-store.js';
 import type { P } from '../construct/vec2.js';
 import { MODIFY, handleField, pathSize, target, xy } from './modify-common.js';
 
-export const OFFSET_TYPES = ['LINE', 'ARC', 'CIRCLE', 'ELLIPSE', 'LWPOLYLINE', 'SPLINE'];
+export const OFFSET_TYPES = ['LINE', 'ARC', 'CIRCLE', 'ELLIPSE', 'LWPOLYLINE', 'POLYLINE', 'SPLINE'];
 
 export const offsetOp = defineOp({
   name: 'offset',
-  summary: 'Offsets a Line, Arc, Circle, Ellipse, LWPolyline (bulges kept, corners extended to meet as OFFSETGAPTYPE 0) or Spline by `distance` to the side of `side`, or through the point `through`; ellipses and splines become splines within `tolerance`.',
+  summary: 'Offsets a Line, Arc, Circle, Ellipse, LWPolyline or 2D Polyline (the same type back, bulges kept, corners extended to meet as OFFSETGAPTYPE 0) or Spline by `distance` to the side of `side`, or through the point `through`; ellipses and splines become splines within `tolerance`.',
   input: z.object({
     handle: handleField,
     distance: z.number().positive().optional().describe('offset distance (with side)'),

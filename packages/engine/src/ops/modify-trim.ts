@@ -26,7 +26,7 @@ const edgeInput = {
 
 export const trimOp = defineOp({
   name: 'trim',
-  summary: 'Removes the piece of a Line, Arc, Circle, Ellipse, LWPolyline or Spline that holds the point nearest `point`, between its intersections with `edges` (every visible entity when absent); a circle becomes an arc, a piece from the middle leaves two entities.',
+  summary: 'Removes the piece of a Line, Arc, Circle, Ellipse, LWPolyline, 2D Polyline or Spline that holds the point nearest `point`, between its intersections with `edges` (every visible entity when absent); a circle becomes an arc, a piece from the middle leaves two entities.',
   input: z.object(edgeInput),
   ...MODIFY,
   errors: ['entity_absent', 'wrong_type', 'no_intersection', 'unsupported_plane'],
@@ -74,7 +74,7 @@ export function trim(tx: Transaction, store: DocStore, handle: string, q: P, edg
 
 export const extendOp = defineOp({
   name: 'extend',
-  summary: 'Grows the end of a Line, Arc or open LWPolyline (its end segment) nearer to `point` to the first boundary it meets among `edges` (every visible entity when absent).',
+  summary: 'Grows the end of a Line, Arc or open LWPolyline or 2D Polyline (its end segment) nearer to `point` to the first boundary it meets among `edges` (every visible entity when absent).',
   input: z.object(edgeInput),
   ...MODIFY,
   errors: ['entity_absent', 'wrong_type', 'no_boundary', 'unsupported_plane'],
@@ -84,8 +84,8 @@ export const extendOp = defineOp({
 
 export function extend(tx: Transaction, store: DocStore, handle: string, q: P, edges?: string[]) {
   const e = target(tx.doc, handle);
-  const path = entityPath(e, 'extend', ['LINE', 'ARC', 'LWPOLYLINE']);
-  if (path.closed) throw new OpError('wrong_type', `extend: LWPOLYLINE ${e.handle} is closed and has no end to extend`, { handle: e.handle });
+  const path = entityPath(e, 'extend', ['LINE', 'ARC', 'LWPOLYLINE', 'POLYLINE']);
+  if (path.closed) throw new OpError('wrong_type', `extend: ${e.type} ${e.handle} is closed and has no end to extend`, { handle: e.handle });
   const atEnd = dist(q, pathEnd(path)) < dist(q, pathStart(path));
   const i = atEnd ? path.segs.length - 1 : 0;
   let seg = path.segs[i]!;

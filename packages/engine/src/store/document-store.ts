@@ -299,9 +299,12 @@ export class Transaction {
     return rec;
   }
 
-  addEntity(e: Entity, blockName?: string): Entity {
+  /** Adds an entity at the end of a block, or at position `at` of its entity list (a record replaced in place). */
+  addEntity(e: Entity, blockName?: string, at?: number): Entity {
     const block = blockName ?? this.store.modelSpaceName;
-    const added = this.doc.addEntity(e, block);
+    let added = e;
+    if (at === undefined) added = this.doc.addEntity(e, block);
+    else insertEntityAt(this.doc, block, at, e);
     const b = this.doc.getBlock(block);
     const index = b ? entityIndex(b, added) : -1;
     this.addedHere.add(added);
