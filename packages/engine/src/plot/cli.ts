@@ -8,6 +8,9 @@ import type { PlotFormat, PlotOptions } from './plot.js';
 import { plot } from './plot.js';
 import { Workspace } from '../workspace.js';
 
+// `linework convert` (the dxf package's) draws, when saving as R12, with the renderer
+export { drawForR12 } from '../render/r12-drawer.js';
+
 export interface CliIo {
   stdout: { write(s: string): unknown };
   stderr: { write(s: string): unknown; isTTY?: boolean; columns?: number };
