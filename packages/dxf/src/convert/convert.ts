@@ -214,7 +214,8 @@ function downgradeToR12(doc: DxfDocument, target: DxfVersion, opts: ConvertOptio
     for (const e of entities) {
       const r12 = toR12(e, doc, converted, ctx);
       if (r12) list.push(...(paper ? r12.map(inPaperSpace) : r12));
-      else count(dropped, e.type);
+      // an invisible entity (60) of a type R12 lacks draws nothing there either
+      else count(dropped, e.attrs.invisible === 1 ? `invisible ${e.type}` : e.type);
     }
     return list;
   };

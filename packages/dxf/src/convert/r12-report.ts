@@ -96,7 +96,7 @@ const DIMSTYLE_NEWER: Record<number, string> = {
 const STRUCTURE = new Set([5, 100, 102, 105, 330, 360]);
 
 function same(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
+  return a === b || (typeof a === 'object' && typeof b === 'object' && JSON.stringify(a) === JSON.stringify(b));
 }
 
 /** The report of what the R12 drawing cannot hold: header variables, attributes, lineweights. */
