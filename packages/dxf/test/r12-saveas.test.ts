@@ -3,7 +3,7 @@
 // paper space with content is kept; the report names what R12 cannot hold; dimensions keep their
 // text. (packages/server/test/r12-convert.test.ts runs the whole with the renderer, ezdxf and LibreCAD.)
 import { describe, expect, it } from 'vitest';
-import { convert, newDocument, readDxfSync, writeDxf, type DxfDocument, type Entity, type R12Drawer } from '../src/index.js';
+import { BudgetError, convert, newDocument, readDxfSync, writeDxf, type DxfDocument, type Entity, type R12Drawer } from '../src/index.js';
 
 function e(type: string, attrs: Record<string, unknown>): Entity {
   return { kind: 'entity', type, handle: '', owner: '', attrs };
@@ -44,6 +44,19 @@ describe('saving as R12 (AutoCAD SAVEAS R12)', () => {
     expect(back.getBlock(block.name)!.entities).toHaveLength(5);
     // without a drawer the HATCH is dropped and said so
     expect(r12(doc, false).dropped.HATCH).toBe(1);
+  });
+
+  it('an entity its drawer fails on is left out and reported; a work budget stops the save', () => {
+    const doc = newDocument('R2018');
+    doc.addEntity(e('MLINE', {}));
+    const failing: R12Drawer = () => {
+      throw new Error('cannot draw');
+    };
+    expect(convert(doc, 'AC1009', { r12Drawer: failing }).dropped.MLINE).toBe(1);
+    const over: R12Drawer = () => {
+      throw new BudgetError('expanded_entities', 1, 2, 'over');
+    };
+    expect(() => convert(doc, 'AC1009', { r12Drawer: over })).toThrow(BudgetError);
   });
 
   it('numbers its blocks after the drawing\'s own *U blocks', () => {

@@ -23,7 +23,8 @@ import { formatFloat } from '../tags/format.js';
 import type { DxfRecord, Entity, Tag, XDataGroup } from '../types.js';
 import { nearestAci } from './colors.js';
 import type { BBox } from '../geometry/bbox.js';
-import { clippedInfinite, drawnEntities, imageFrame, insertOf, meshPolyface, type AnonymousBlocks, type R12Drawer } from './r12-drawn.js';
+import { clippedInfinite, drawnEntities, imageFrame, insertOf, meshPolyface, type AnonymousBlocks, type R12Drawer, type R12Drawn } from './r12-drawn.js';
+import { BudgetError } from '../geometry/expansion.js';
 
 /** What converting entities that need more than themselves uses. */
 export interface R12Context {
@@ -329,7 +330,14 @@ export function toR12(e: Entity, doc: DocumentApi, conversions: Conversions, ctx
         out = [e];
         break;
       }
-      const drawn = ctx?.drawer?.(e, doc);
+      let drawn: R12Drawn | null | undefined;
+      try {
+        drawn = ctx?.drawer?.(e, doc);
+      } catch (err) {
+        // a work budget stops the whole save; anything else the drawer cannot draw is left out (and reported)
+        if (err instanceof BudgetError) throw err;
+        drawn = null;
+      }
       const content = drawn ? drawnEntities(drawn) : [];
       out = made('INSERT of a block with its geometry', content.length ? [blockSuccessor(e, content, ctx!)] : null);
     }
