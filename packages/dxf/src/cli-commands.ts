@@ -13,6 +13,7 @@ import { dwgFileVersion, readDwg } from './dwg/read-dwg.js';
 import { dwgRelease } from './dwg/detect.js';
 import { RELEASE_NAMES, type DxfVersion } from './types.js';
 import { saveDxf, writesBinary } from './writer/write.js';
+import type { R12Drawer } from './convert/r12-drawn.js';
 
 export interface CommandIO {
   stdout: NodeJS.WritableStream;
@@ -199,7 +200,12 @@ export async function infoCommand(args: string[], io: CommandIO): Promise<number
   }
 }
 
-export async function convertCommand(args: string[], io: CommandIO): Promise<number> {
+export interface ConvertCommandOptions {
+  /** Draws, for R12, what R12 has no type for (the linework CLI gives the engine's renderer's). */
+  r12Drawer?: R12Drawer;
+}
+
+export async function convertCommand(args: string[], io: CommandIO, opts: ConvertCommandOptions = {}): Promise<number> {
   const positional: string[] = [];
   let version: string | undefined;
   let recover = false;
@@ -250,6 +256,7 @@ export async function convertCommand(args: string[], io: CommandIO): Promise<num
     const result = await saveDxf(doc, output, {
       ...(target ? { version: target } : {}),
       ...(binary !== undefined ? { binary } : {}),
+      ...(opts.r12Drawer ? { r12Drawer: opts.r12Drawer } : {}),
       onProgress: (bytes) => progress.update(Math.min(0.99, bytes / estimate)),
     });
     progress.end();

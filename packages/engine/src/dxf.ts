@@ -6,11 +6,11 @@ export type {
   Tag, Vec2, Vec3, DxfVersion, AttrKind, AttrValue, AttrDef, XDataGroup, AppDataGroup, DxfRecord, Entity,
   TableEntry, TableName, Table, Block, DxfObject, Diagnostic, DocumentApi,
 } from '@linework/dxf';
-export type { Primitive } from '@linework/dxf';
-export { ACI_RGB, DXF_VERSIONS, RELEASE_NAMES, flatten, getDef, mapHandleRefs, isReferenceCode } from '@linework/dxf';
+export type { Primitive, R12Drawer, R12Drawn } from '@linework/dxf';
+export { ACI_RGB, nearestAci, DXF_VERSIONS, RELEASE_NAMES, flatten, getDef, mapHandleRefs, isReferenceCode } from '@linework/dxf';
 // work budgets (budgets.ts): what expanding a block reference costs, counted before expanding
 export { BudgetError, GEOMETRY_LIMITS, setGeometryLimits, referenceExpansion, blockExpansion, insertCells } from '@linework/dxf';
-import type { AttrDef, DocumentApi, DxfVersion, Entity, Primitive, Vec3 } from '@linework/dxf';
+import type { AttrDef, DocumentApi, DxfVersion, Entity, Primitive, R12Drawer, Vec3 } from '@linework/dxf';
 
 // ---- functions of @linework/dxf ----------------------------------------------------------------
 import {
@@ -54,7 +54,7 @@ export interface DxfFunctions {
   /** `binary` undefined: the form the drawing was read in. */
   saveDxf(doc: DocumentApi, path: string, version?: string, binary?: boolean): Promise<SaveReport>;
   /** A converted copy of a drawing (what saving in `version` writes), with what became what. */
-  convert(doc: DocumentApi, version: DxfVersion): SaveReport & { doc: DocumentApi };
+  convert(doc: DocumentApi, version: DxfVersion, r12Drawer?: R12Drawer): SaveReport & { doc: DocumentApi };
   boundingBox(e: Entity, doc: DocumentApi): Box3 | null;
   /** Applies a transform in place; returns a replacement when the type changes (circle -> ellipse). */
   transform(e: Entity, t: Transform2D, doc: DocumentApi): Entity | void;
@@ -78,11 +78,13 @@ export const dxf: DxfFunctions = {
   readDxfBytes: async (bytes) => dxfReadDxf(bytes, { assignHandles: true, standardSymbols: true }),
   writeDxf: (d) => dxfWriteDxf(d as DxfDocument),
   saveDxf: async (d, path, version, binary) => {
-    const r = await dxfSaveDxf(d as DxfDocument, path, { ...(version ? { version } : {}), ...(binary !== undefined ? { binary } : {}) });
+    // saving as R12 draws what R12 has no type for with the renderer (loaded when a version is asked)
+    const r12Drawer = version ? (await import('./render/r12-drawer.js')).drawForR12 : undefined;
+    const r = await dxfSaveDxf(d as DxfDocument, path, { ...(version ? { version, r12Drawer } : {}), ...(binary !== undefined ? { binary } : {}) });
     return { converted: r.converted, dropped: r.dropped, diagnostics: r.diagnostics };
   },
-  convert: (d, version) => {
-    const r = dxfConvert(d as DxfDocument, version);
+  convert: (d, version, r12Drawer) => {
+    const r = dxfConvert(d as DxfDocument, version, { r12Drawer });
     return { doc: r.doc, converted: r.converted, dropped: r.dropped, diagnostics: r.diagnostics };
   },
   boundingBox: (e, d) => dxfBoundingBox(e, d),

@@ -18,9 +18,21 @@ import {
 } from '../document.js';
 import { DxfError } from '../errors.js';
 import { HEADER_VARS } from '../header/header-vars.js';
-import { DXF_VERSIONS, RELEASE_NAMES, type DxfRecord, type DxfVersion, type Entity } from '../types.js';
+import { DXF_VERSIONS, RELEASE_NAMES, type DxfRecord, type DxfVersion, type Entity, type Tag } from '../types.js';
 import { templateDocument } from '../template/template.js';
-import { toR12, withAci, type Conversions } from './r12.js';
+import { toR12, withAci, type Conversions, type R12Context } from './r12.js';
+import type { R12Drawer } from './r12-drawn.js';
+import { keptPaperSpace, r12Report, bakeDimensionTexts } from './r12-report.js';
+import { extents } from '../geometry/bbox.js';
+
+export interface ConvertOptions {
+  /**
+   * Draws, for R12, the entities R12 has no type for (HATCH, WIPEOUT, MLINE, MULTILEADER ...):
+   * they become an anonymous block of what it draws. The engine gives its renderer's; without
+   * one they are dropped and reported.
+   */
+  r12Drawer?: R12Drawer | undefined;
+}
 
 export interface ConvertResult {
   doc: DxfDocument;
@@ -40,13 +52,13 @@ export function resolveVersion(v: string): DxfVersion {
   throw new DxfError(`unknown DXF version "${v}" (use R12, R2000, R2004, R2007, R2010, R2013, R2018 or AC10xx)`);
 }
 
-export function convert(doc: DxfDocument, target: DxfVersion): ConvertResult {
+export function convert(doc: DxfDocument, target: DxfVersion, opts: ConvertOptions = {}): ConvertResult {
   const from = doc.version;
   if (target === from) return { doc, diagnostics: [], dropped: {}, converted: {} };
   const r12From = from <= 'AC1009';
   const r12To = target <= 'AC1009';
   if (r12From && r12To) return { doc: doc.shallowCopy(target), diagnostics: [], dropped: {}, converted: {} };
-  if (!r12From && r12To) return downgradeToR12(doc, target);
+  if (!r12From && r12To) return downgradeToR12(doc, target, opts);
   if (target === 'AC1012' || target === 'AC1014') {
     throw new DxfError('saving as R13/R14 is not supported: use R12 or R2000 and later');
   }
@@ -149,22 +161,28 @@ function replaceRecord(doc: DxfDocument, old: DxfRecord, copy: DxfRecord): void 
   doc.indexRecord(copy);
 }
 
-function downgradeToR12(doc: DxfDocument, target: DxfVersion): ConvertResult {
+function downgradeToR12(doc: DxfDocument, target: DxfVersion, opts: ConvertOptions): ConvertResult {
   const out = new DxfDocument(target);
   out.strictR12 = true;
   const dropped: Record<string, number> = {};
   const converted: Conversions = {};
+  const diagnostics: Diagnostic[] = [];
   out.encoding = doc.version >= 'AC1021' ? 'ANSI_1252' : doc.encoding;
   out.codepageDeclared = doc.version >= 'AC1021' || doc.codepageDeclared;
+  const headerLeft: string[] = [];
   for (const [name, tags] of doc.header) {
     const info = HEADER_VARS.get(name);
-    if (info && info.minVersion > 'AC1009') continue;
+    if (info && info.minVersion > 'AC1009') {
+      headerLeft.push(name);
+      continue;
+    }
     out.header.set(name, tags);
   }
   out.setHeaderTags('$HANDLING', [[70, '1']]);
   for (const [name, table] of doc.tables) {
     if (name === 'BLOCK_RECORD') continue;
-    const entries = name === 'LAYER' ? table.entries.map((l) => withAci(l, converted, true)) : [...table.entries];
+    const entries = name === 'LAYER' ? table.entries.map((l) => withAci(l, converted, true))
+      : name === 'DIMSTYLE' ? table.entries.map((d) => withArrowNames(d, doc)) : [...table.entries];
     out.tables.set(name, { name, head: table.head, entries });
   }
   // R12 VIEWPORTs keep their view in xdata of the ACAD application
@@ -172,27 +190,63 @@ function downgradeToR12(doc: DxfDocument, target: DxfVersion): ConvertResult {
   if (appids && !appids.entries.some((a) => String(a.attrs.name ?? '').toUpperCase() === 'ACAD')) {
     appids.entries.unshift({ kind: 'tableEntry', type: 'APPID', handle: '', owner: '', attrs: { name: 'ACAD', flags: 0 } });
   }
-  const convertAll = (entities: Entity[]): Entity[] => {
+  // anonymous blocks for what R12 draws only as geometry, numbered after the drawing's own *U
+  let nextU = 1;
+  for (const b of doc.blocks.values()) {
+    const m = /^\*U(\d+)$/i.exec(b.name);
+    if (m) nextU = Math.max(nextU, Number(m[1]) + 1);
+  }
+  let box: ReturnType<typeof extents> | undefined;
+  const ctx: R12Context = {
+    drawer: opts.r12Drawer,
+    blocks: (entities) => {
+      const name = `*U${nextU++}`;
+      const common = { layer: '0' };
+      const block: Entity = { kind: 'entity', type: 'BLOCK', handle: '', owner: '', attrs: { ...common, name, flags: 1, base_point: [0, 0, 0], name2: name } };
+      const endblk: Entity = { kind: 'entity', type: 'ENDBLK', handle: '', owner: '', attrs: { ...common } };
+      out.blocks.set(name, { name, block, endblk, entities });
+      return name;
+    },
+    extents: () => (box === undefined ? (box = modelExtents(doc)) : box),
+  };
+  const convertAll = (entities: Entity[], paper = false): Entity[] => {
     const list: Entity[] = [];
     for (const e of entities) {
-      const r12 = toR12(e, doc, converted);
-      if (r12) list.push(...r12);
-      else count(dropped, e.type);
+      const r12 = toR12(e, doc, converted, ctx);
+      if (r12) list.push(...(paper ? r12.map(inPaperSpace) : r12));
+      // an invisible entity (60) of a type R12 lacks draws nothing there either
+      else count(dropped, e.attrs.invisible === 1 ? `invisible ${e.type}` : e.type);
     }
     return list;
   };
+  // R12 has one paper space: the layout AutoCAD keeps, the active one unless only another has content
+  const paper = keptPaperSpace(doc);
+  if (paper.kept && !isActivePaperSpaceName(paper.kept.block.name)) {
+    diagnostics.push({ level: 'info', code: 'layout-kept', message: `paper space of layout "${paper.kept.name}" kept: the active layout is empty (R12 has one paper space)` });
+  }
   for (const b of doc.blocks.values()) {
     let name = b.name;
     if (isModelSpaceName(b.name)) name = '$MODEL_SPACE';
-    else if (isActivePaperSpaceName(b.name)) name = '$PAPER_SPACE';
     else if (isPaperSpaceName(b.name)) {
-      count(dropped, 'paper-space layout (R12 has one)');
-      count(dropped, 'entity of a dropped layout', b.entities.length);
-      continue;
+      if (paper.kept?.block !== b) {
+        const layout = paper.names.get(b) ?? b.name;
+        count(dropped, `paper-space layout "${layout}"`);
+        if (b.entities.length) count(dropped, `entity of layout "${layout}"`, b.entities.length);
+        continue;
+      }
+      name = '$PAPER_SPACE';
     }
     const block: Entity = name === b.name ? b.block : { ...b.block, attrs: { ...b.block.attrs, name, name2: name } };
-    out.blocks.set(name, { name, block, endblk: b.endblk, entities: convertAll(b.entities) });
+    out.blocks.set(name, { name, block, endblk: b.endblk, entities: [] });
+    out.blocks.get(name)!.entities = convertAll(b.entities, name === '$PAPER_SPACE');
   }
+  // R12 blocks come in the order they were read: the paper space that was not active goes where
+  // the active one was (R12 readers expect *MODEL_SPACE and *PAPER_SPACE first, AutoCAD writes them so)
+  const spaces = [...out.blocks.entries()].filter(([n]) => n === '$MODEL_SPACE' || n === '$PAPER_SPACE');
+  const rest = [...out.blocks.entries()].filter(([n]) => n !== '$MODEL_SPACE' && n !== '$PAPER_SPACE');
+  out.blocks.clear();
+  for (const [n, b] of [...spaces, ...rest]) out.blocks.set(n, b);
+  bakeDimensionTexts(out, converted);
   if (doc.objects.length) count(dropped, 'objects (OBJECTS section)', doc.objects.length);
   if (doc.classes.length) count(dropped, 'classes (CLASSES section)', doc.classes.length);
   for (const r of doc.rawSections) count(dropped, `${r.name} section`);
@@ -204,7 +258,49 @@ function downgradeToR12(doc: DxfDocument, target: DxfVersion): ConvertResult {
     out.indexRecord(rec);
   }
   out.setHeaderTags('$HANDSEED', [[5, out.handseed()]]);
-  return { doc: out, diagnostics: [...convertedDiagnostics(converted, target), ...droppedDiagnostics(dropped, target)], dropped, converted };
+  diagnostics.push(...r12Report(out, headerLeft));
+  return { doc: out, diagnostics: [...convertedDiagnostics(converted, target), ...droppedDiagnostics(dropped, target), ...diagnostics], dropped, converted };
+}
+
+/** The entity (its vertices, attributes and SEQEND too) marked as paper space's (67), as R12 readers find them. */
+function inPaperSpace(e: Entity): Entity {
+  const mark = <T extends Entity>(x: T): T => (x.attrs.paperspace === 1 ? x : { ...x, attrs: { ...x.attrs, paperspace: 1 } });
+  const out = { ...mark(e) };
+  if (e.children) out.children = e.children.map(mark);
+  if (e.seqend) out.seqend = mark(e.seqend);
+  return out;
+}
+
+/** R12's DIMSTYLE names its arrow blocks (DIMBLK 5, DIMBLK1 6, DIMBLK2 7) where later ones point at them (342-344). */
+function withArrowNames(d: TableEntry, doc: DxfDocument): TableEntry {
+  if (!d.extra) return d;
+  const extra: Record<string, Tag[]> = {};
+  let named = false;
+  for (const [k, tags] of Object.entries(d.extra)) {
+    const out: Tag[] = [];
+    for (const t of tags) {
+      out.push(t);
+      const r12Code = t[0] === 342 ? 5 : t[0] === 343 ? 6 : t[0] === 344 ? 7 : 0;
+      const block = r12Code ? doc.get(t[1]) : undefined;
+      if (block && typeof block.attrs.name === 'string' && !tags.some((x) => x[0] === r12Code)) {
+        out.push([r12Code, block.attrs.name]);
+        named = true;
+      }
+    }
+    extra[k] = out;
+  }
+  return named ? { ...d, extra } : d;
+}
+
+/** Model space's extents (XY) without its RAYs and XLINEs: $EXTMIN/$EXTMAX when they hold some. */
+function modelExtents(doc: DxfDocument): ReturnType<typeof extents> {
+  const lo = doc.getHeader('$EXTMIN');
+  const hi = doc.getHeader('$EXTMAX');
+  if (Array.isArray(lo) && Array.isArray(hi) && lo[0]! <= hi[0]! && lo[1]! <= hi[1]! && Math.abs(lo[0]!) < 1e19 && Math.abs(hi[0]!) < 1e19 && (hi[0]! > lo[0]! || hi[1]! > lo[1]!)) {
+    return { min: [lo[0]!, lo[1]!, lo[2] ?? 0], max: [hi[0]!, hi[1]!, hi[2] ?? 0] };
+  }
+  const model = doc.getBlock(MODEL_SPACE);
+  return model ? extents(model.entities.filter((e) => e.type !== 'RAY' && e.type !== 'XLINE'), doc) : null;
 }
 
 function cloneForImport(e: Entity): Entity {

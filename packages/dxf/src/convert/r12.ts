@@ -8,6 +8,9 @@
 //   ARC_DIMENSION, LARGE_RADIAL_DIMENSION, ACAD_TABLE -> INSERT of the block holding their graphics
 //   VIEWPORT -> R12 VIEWPORT: centre, size, status, id and the ACAD MVIEW xdata (view, frozen layers)
 //   true colour (420) -> the nearest ACI colour (62), on entities and layers
+//   IMAGE -> INSERT of an anonymous block with its frame; RAY, XLINE -> LINE within the extents;
+//   MESH -> polyface POLYLINE; HATCH, WIPEOUT, MLINE, MULTILEADER and any other type the
+//   caller's drawer draws -> INSERT of an anonymous block with what it draws (r12-drawn.ts)
 // The records made here are new (the source drawing is not touched); records that need a handle
 // get '' and are given one by the caller.
 import type { DocumentApi } from '../document-api.js';
@@ -19,6 +22,18 @@ import { DEG, isDefaultExtrusion, len, ocsAngle, wcsToOcs } from '../geometry/ve
 import { formatFloat } from '../tags/format.js';
 import type { DxfRecord, Entity, Tag, XDataGroup } from '../types.js';
 import { nearestAci } from './colors.js';
+import type { BBox } from '../geometry/bbox.js';
+import { clippedInfinite, drawnEntities, imageFrame, insertOf, meshPolyface, type AnonymousBlocks, type R12Drawer, type R12Drawn } from './r12-drawn.js';
+import { BudgetError } from '../geometry/expansion.js';
+
+/** What converting entities that need more than themselves uses. */
+export interface R12Context {
+  /** Draws the types R12 lacks (HATCH, WIPEOUT, MLINE ...); without it they are dropped. */
+  drawer?: R12Drawer | undefined;
+  blocks: AnonymousBlocks;
+  /** The drawing's extents (XY), which RAY and XLINE are clipped to. */
+  extents: () => BBox | null;
+}
 
 /** Conversions made, by kind ('LWPOLYLINE -> POLYLINE': 12). */
 export type Conversions = Record<string, number>;
@@ -173,6 +188,12 @@ function fromBlockGraphics(e: Entity, doc: DocumentApi): Entity | null {
   return successor(e, 'INSERT', { name: block.name, insert });
 }
 
+/** An INSERT, with `e`'s handle, layer, colour and linetype, of an anonymous block holding `content`. */
+function blockSuccessor(e: Entity, content: Entity[], ctx: R12Context): Entity {
+  const ins = insertOf(commonAttrs(e), content, ctx.blocks);
+  return successor(e, 'INSERT', ins.attrs);
+}
+
 /** R12 VIEWPORT: its own five attributes, the view in ACAD MVIEW xdata as R12 has it (ezdxf's layout). */
 function fromViewport(e: Entity, doc: DocumentApi): Entity {
   const a = e.attrs;
@@ -250,7 +271,7 @@ export const R12_ENTITIES = new Set([
  * The R12 form of an entity: itself (true colours made ACI), its replacements, or null when R12
  * has nothing that draws it (the caller reports the drop).
  */
-export function toR12(e: Entity, doc: DocumentApi, conversions: Conversions): Entity[] | null {
+export function toR12(e: Entity, doc: DocumentApi, conversions: Conversions, ctx?: R12Context): Entity[] | null {
   let out: Entity[] | null;
   const made = (to: string, list: Entity[] | null): Entity[] | null => {
     if (list && list.length) count(conversions, `${e.type} -> ${to}`);
@@ -281,8 +302,45 @@ export function toR12(e: Entity, doc: DocumentApi, conversions: Conversions): En
     case 'VIEWPORT':
       out = made('R12 VIEWPORT (MVIEW xdata)', [fromViewport(e, doc)]);
       break;
-    default:
-      out = R12_ENTITIES.has(e.type) ? [e] : null;
+    case 'IMAGE': {
+      const frame = ctx ? imageFrame(e) : [];
+      out = made('INSERT of a block with its frame', frame.length ? [blockSuccessor(e, frame, ctx!)] : null);
+      break;
+    }
+    case 'RAY':
+    case 'XLINE': {
+      const box = ctx?.extents();
+      const line = box ? clippedInfinite(e, box) : null;
+      out = made('LINE within the extents', line ? [successor(e, 'LINE', line.attrs)] : null);
+      break;
+    }
+    case 'MESH': {
+      const pf = meshPolyface(e);
+      if (pf) {
+        const pl = successor(e, 'POLYLINE', pf.attrs);
+        const layer = e.attrs.layer ?? '0';
+        pl.children = pf.children!.map((v) => ({ ...v, attrs: { layer, ...v.attrs } }));
+        pl.seqend = { ...pf.seqend!, attrs: { layer } };
+        out = made('polyface POLYLINE', [pl]);
+      } else out = null;
+      break;
+    }
+    default: {
+      if (R12_ENTITIES.has(e.type)) {
+        out = [e];
+        break;
+      }
+      let drawn: R12Drawn | null | undefined;
+      try {
+        drawn = ctx?.drawer?.(e, doc);
+      } catch (err) {
+        // a work budget stops the whole save; anything else the drawer cannot draw is left out (and reported)
+        if (err instanceof BudgetError) throw err;
+        drawn = null;
+      }
+      const content = drawn ? drawnEntities(drawn) : [];
+      out = made('INSERT of a block with its geometry', content.length ? [blockSuccessor(e, content, ctx!)] : null);
+    }
   }
   return out?.map((x) => withAci(x, conversions)) ?? null;
 }

@@ -2,6 +2,7 @@
 import type { Diagnostic } from '../document-api.js';
 import type { DxfDocument } from '../document.js';
 import { convert, resolveVersion, type ConvertResult } from '../convert/convert.js';
+import type { R12Drawer } from '../convert/r12-drawn.js';
 import { codecFor, isKnownCodepage, isUnicodeVersion, undeclaredCodec } from '../tags/encoding.js';
 import type { DxfVersion, TagSink } from '../types.js';
 import { writeDocument } from './document-writer.js';
@@ -16,6 +17,8 @@ export interface WriteOptions {
   onProgress?: (bytes: number) => void;
   /** Binary DXF instead of ASCII; default: the form the drawing was read in (ASCII for a new one). */
   binary?: boolean;
+  /** Draws, for R12, the entities R12 has no type for (see ConvertOptions). */
+  r12Drawer?: R12Drawer | undefined;
 }
 
 export interface WriteResult {
@@ -31,7 +34,7 @@ export interface WriteResult {
 function prepare(doc: DxfDocument, opts: WriteOptions): ConvertResult {
   const target = opts.version === undefined ? doc.version : resolveVersion(opts.version);
   if (target === doc.version) return { doc, diagnostics: [], dropped: {}, converted: {} };
-  return convert(doc, target);
+  return convert(doc, target, { r12Drawer: opts.r12Drawer });
 }
 
 /** Handle and pointer codes: 5, 105, 320-369, 390-399, 480-481, xdata 1005. */

@@ -11,6 +11,9 @@ import { monochromeStyle, readCtb } from './plot-style.js';
 import { pagesToPdf } from '../render/pdf.js';
 import { Workspace } from '../workspace.js';
 
+// `linework convert` (the dxf package's) draws, when saving as R12, with the renderer
+export { drawForR12 } from '../render/r12-drawer.js';
+
 export interface CliIo {
   stdout: { write(s: string): unknown };
   stderr: { write(s: string): unknown; isTTY?: boolean; columns?: number };

@@ -20,3 +20,4 @@ export type { RenderOptions } from './renderer.js';
 export { pageToSvg } from './svg.js';
 export type { SvgOptions } from './svg.js';
 export { decodeText, layoutMText, mtextPlain, parseMText } from './text.js';
+export { drawForR12 } from './r12-drawer.js';

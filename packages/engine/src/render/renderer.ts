@@ -58,6 +58,8 @@ export interface RenderOptions {
    * those) together with the extents of everything else.
    */
   area?: Bounds;
+  /** Draw entities on layers that are off, frozen or not plotted too (a conversion keeps them). */
+  everyLayer?: boolean;
 }
 
 interface LayerInfo {
@@ -127,6 +129,7 @@ interface Ctx {
    * every viewport of it, and a viewport is off only by its flag (90, bit 0x20000).
    */
   layoutInactive: boolean;
+  everyLayer: boolean;
 }
 
 interface InfiniteLine {
@@ -244,6 +247,7 @@ function makeCtx(doc: DocumentApi, opts: RenderOptions): Ctx {
     infinite: [],
     overallViewport: null,
     layoutInactive: false,
+    everyLayer: opts.everyLayer ?? false,
   };
 }
 
@@ -280,9 +284,9 @@ function resolveProps(ctx: Ctx, e: Entity, parent: Inherit | null): Props | null
     layerOff = parent.layerOff;
   } else {
     li = layerInfo(ctx, layerName);
-    layerOff = li.off;
+    layerOff = li.off && !ctx.everyLayer;
   }
-  if (li.frozen || (ctx.honorPlot && !li.plot)) return null;
+  if (!ctx.everyLayer && (li.frozen || (ctx.honorPlot && !li.plot))) return null;
   if (ctx.vpFrozen && ctx.vpFrozen.has(layerName.toUpperCase())) return null;
   // colour
   let color: Rgb;
@@ -1375,7 +1379,9 @@ function drawHatch(ctx: Ctx, e: Entity, p: Props, m0: Mat): void {
   };
   const solid = num(e, 'solid_fill', 0) === 1 || str(e, 'pattern_name', '').toUpperCase() === 'SOLID';
   const grad = attr(e, 'gradient');
-  if (grad && typeof grad === 'object' && (num(e, 'solid_fill', 1) === 1 || solid)) {
+  // gradient data with type 0 (450) is a solid fill: drawn in the hatch's colour, as AutoCAD does
+  const gradient = grad && typeof grad === 'object' && (grad as Record<string, unknown>).type !== 0;
+  if (gradient && (num(e, 'solid_fill', 1) === 1 || solid)) {
     const g = grad as Record<string, unknown>;
     const c1 = rgbOf(g.color1) ?? p.color;
     const c2 = rgbOf(g.color2) ?? 0xffffff;
@@ -2008,4 +2014,30 @@ export function renderLayout(doc: DocumentApi, opts: RenderOptions = {}): Displa
   }
   void det2;
   return { prims: ctx.prims, clips: ctx.clips, layers: [...ctx.layersSeen.keys()], bounds: ctx.bounds, background: ctx.background, skipped: ctx.skipped, tolerance: ctx.tol };
+}
+
+/**
+ * Draws single entities, each in the coordinates it is defined in (WCS, or its block's), with the
+ * drawing's layers, linetypes and styles read once: what `entity` draws and the colour its own
+ * properties resolve to (null: not drawn). RAY and XLINE are clipped to `opts.area`.
+ */
+export function entityRenderer(doc: DocumentApi, opts: RenderOptions = {}): (e: Entity) => { list: DisplayList; color: Rgb } | null {
+  const ctx = makeCtx(doc, opts);
+  const m = identity();
+  return (e) => {
+    const p = resolveProps(ctx, e, null);
+    if (!p) return null;
+    ctx.prims = [];
+    ctx.bounds = emptyBounds();
+    ctx.skipped = {};
+    ctx.infinite = [];
+    drawEntity(ctx, e, m, null);
+    if (ctx.infinite.length) {
+      const area = opts.area && boundsValid(opts.area) ? opts.area : ctx.bounds;
+      const dropped = boundsValid(area) ? resolveInfinite(ctx, ctx.infinite, area) : new Set<Prim>(ctx.infinite.map((l) => l.prim));
+      if (dropped.size) ctx.prims = ctx.prims.filter((pr) => !dropped.has(pr));
+    }
+    const list: DisplayList = { prims: ctx.prims, clips: ctx.clips, layers: [], bounds: ctx.bounds, background: ctx.background, skipped: ctx.skipped, tolerance: ctx.tol };
+    return { list, color: p.color };
+  };
 }

@@ -19,6 +19,7 @@ import { dxf, isReferenceCode, mapHandleRefs } from '../dxf.js';
 import { deepClone } from './clone.js';
 import { dictEntries, rootDictionary, setDictEntry } from './objects.js';
 import { imageDictionary, linkImageToDef } from '../plot/images.js';
+import { drawForR12 } from '../render/r12-drawer.js';
 
 /** Where copies go: a Transaction (one undo step), or a plain document (`directSink`). */
 export interface CopySink {
@@ -140,7 +141,7 @@ export function copyEntities(src: DocumentApi, entities: Entity[], sink: CopySin
 function copyDownToR12(src: DocumentApi, entities: Entity[], sink: CopySink, opts: CopyOptions): CopyResult {
   const scratch = dxf.newDocument(src.version >= 'AC1015' ? src.version : 'AC1015');
   const first = copyEntities(src, entities, directSink(scratch));
-  const converted = dxf.convert(scratch, sink.doc.version);
+  const converted = dxf.convert(scratch, sink.doc.version, drawForR12);
   const r12 = converted.doc;
   const spaces = [r12.modelSpace(), ...[...r12.blocks.values()].filter((b) => isPaperBlock(b.name))];
   const second = copyEntities(r12, spaces.flatMap((b) => b.entities), sink, opts);

@@ -39,7 +39,12 @@ export const FILE_COMMANDS: Record<FileCommandName, FileCommandSpec> = {
     valueOptions: ['--version'],
     takesOutput: true,
     ownJson: false,
-    load: async () => (await import('@linework/dxf')).convertCommand as SingleFileCommand,
+    // what R12 has no type for is drawn by the engine's renderer (its plot-only entry)
+    load: async () => {
+      const [{ convertCommand }, { drawForR12 }] = await Promise.all([import('@linework/dxf'), import('@linework/engine/plot-cli')]);
+      const run: typeof convertCommand = (args, io) => convertCommand(args, io, { r12Drawer: drawForR12 });
+      return run as SingleFileCommand;
+    },
     usage: async () => (await import('@linework/dxf')).CONVERT_USAGE.trimEnd(),
   },
   plot: {
