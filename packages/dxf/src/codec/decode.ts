@@ -343,6 +343,13 @@ function decodeBySubclass(cd: CompiledDef, rec: DxfRecord, t: TagRecord, end: nu
         }
       }
     }
+    // the handle after the first marker, as the Leica DISTO's R12 files have it: still the
+    // record's handle (kept as an extra tag, the record would be given a new one)
+    if (c === cd.handleCode && !state.handle && subIdx <= 0) {
+      rec.handle = normHandle(t.str(i));
+      state.handle = true;
+      continue;
+    }
     // an AcDbEntity attribute some writers put after the next marker (an empty AcDbEntity, then
     // layer, colour, linetype): it is still the entity's, as ezdxf reads it
     if (subIdx > 0 && cd.context === 'entity' && misplacedCommon(cd, rec, t, i, end, ctx)) continue;
