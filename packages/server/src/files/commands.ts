@@ -29,16 +29,17 @@ export const FILE_COMMANDS: Record<FileCommandName, FileCommandSpec> = {
     valueOptions: [],
     takesOutput: false,
     ownJson: true,
-    load: async () => (await import('@linework/dxf')).infoCommand as SingleFileCommand,
-    usage: async () => (await import('@linework/dxf')).INFO_USAGE.trimEnd(),
+    // the package's command entry: reader and geometry, without the writer, converters, DWG
+    load: async () => (await import('@linework/dxf/cli')).infoCommand as SingleFileCommand,
+    usage: async () => (await import('@linework/dxf/cli')).INFO_USAGE.trimEnd(),
   },
   convert: {
     name: 'convert',
     valueOptions: ['--version'],
     takesOutput: true,
     ownJson: false,
-    load: async () => (await import('@linework/dxf')).convertCommand as SingleFileCommand,
-    usage: async () => (await import('@linework/dxf')).CONVERT_USAGE.trimEnd(),
+    load: async () => (await import('@linework/dxf/cli')).convertCommand as SingleFileCommand,
+    usage: async () => (await import('@linework/dxf/cli')).CONVERT_USAGE.trimEnd(),
   },
   plot: {
     name: 'plot',
