@@ -46,6 +46,11 @@ class Progress {
     return (this.io.stderr as NodeJS.WriteStream).isTTY === true;
   }
 
+  /** Whether a bar is drawn at all. */
+  get shown(): boolean {
+    return this.tty && this.total > 0;
+  }
+
   update(done: number): void {
     if (!this.tty || this.total <= 0) return;
     const now = Date.now();
@@ -82,6 +87,9 @@ async function readWithProgress(path: string, io: CommandIO): Promise<DxfDocumen
   if (await isDwg(path)) return (await import('./dwg/read-dwg.js')).readDwg(path);
   const size = statSync(path).size;
   const progress = new Progress(io, 'reading', size > 8 * 1024 * 1024 ? size : 0);
+  // without a bar to draw, the reader reads the file itself (into two buffers used in turn,
+  // where a stream hands over a fresh megabyte per chunk)
+  if (!progress.shown) return readDxf(path);
   let read = 0;
   const counter = new Transform({
     transform(chunk: Buffer, _enc, done) {
