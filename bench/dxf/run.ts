@@ -3,6 +3,11 @@
 // start-up), memory is the process's peak RSS. Linework runs from its build (packages/dxf/dist,
 // brought up to date first) under plain node, as it ships.
 //   npx tsx bench/dxf/run.ts [--sizes 10000,100000,1000000] [--full] [--corpus DIR] [--no-peers] [--runs 3]
+// Whole processes too, as a user runs them: `linework info FILE` beside a script that parses the
+// file with dxf-parser, and `linework convert IN OUT` beside a Python process that reads and saves
+// it with ezdxf, each from its start to its exit (start-up, imports, reading, writing): wall time,
+// and the CPU time of the process (user + system, from /usr/bin/time when it is there), which a
+// busy machine disturbs less than the wall time.
 // Default: 10k and 100k generated entities plus the three largest files of LINEWORK_DXF_CORPUS;
 // 1M with --full or BENCH_FULL=1. Every tool is measured `--runs` times in fresh processes (the
 // median time and the highest peak memory are reported), except that a measurement taking over
@@ -37,6 +42,8 @@ interface Measure {
   seconds: number;
   entities: number;
   maxRss: number;
+  /** User + system CPU seconds of a whole process (whole-process rows only). */
+  cpu?: number;
 }
 
 /** `runs` measurements in fresh processes (fewer when one takes long): median time, highest peak. */
@@ -59,6 +66,43 @@ function runOnce(cmd: string, argv: string[], input?: string): Measure | { error
   const line = r.stdout.trim().split('\n').at(-1)!;
   return JSON.parse(line) as Measure;
 }
+
+const bin = join(root, 'packages', 'server', 'bin', 'linework.js');
+const gnuTime = '/usr/bin/time';
+const haveGnuTime = spawnSync(gnuTime, ['-f', '%e', 'true']).status === 0;
+
+/** A whole process from start to exit, `runs` times: median wall and CPU time, highest peak memory. */
+function runWhole(cmd: string, argv: string[], entities: number): Measure | { error: string } {
+  const all: Measure[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    const r = haveGnuTime
+      ? spawnSync(gnuTime, ['-f', 'TIME %e %U %S %M', cmd, ...argv], { encoding: 'utf8', maxBuffer: 64 << 20, cwd: root })
+      : spawnSync(cmd, argv, { encoding: 'utf8', maxBuffer: 64 << 20, cwd: root });
+    const wall = (performance.now() - t0) / 1000;
+    if (r.status !== 0) return { error: (r.stderr || r.stdout || `exit ${r.status}`).trim().split('\n').slice(-1)[0]! };
+    const t = haveGnuTime ? r.stderr.trim().split('\n').reverse().find((l) => l.startsWith('TIME '))?.split(' ').map(Number) : undefined;
+    all.push({ seconds: t ? t[1]! : wall, entities, maxRss: t ? t[4]! * 1024 : 0, ...(t ? { cpu: t[2]! + t[3]! } : {}) });
+    if (all[0]!.seconds > REPEAT_BELOW_SECONDS) break;
+  }
+  const med = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
+  const cpus = all.flatMap((m) => (m.cpu === undefined ? [] : [m.cpu]));
+  return { seconds: med(all.map((m) => m.seconds)), entities, maxRss: Math.max(...all.map((m) => m.maxRss)), ...(cpus.length ? { cpu: med(cpus) } : {}) };
+}
+
+const DXF_PARSER_PROCESS = `
+const fs = require('node:fs');
+const DxfParser = require('dxf-parser');
+const dxf = new DxfParser().parseSync(fs.readFileSync(process.argv[1], 'utf8'));
+let n = dxf.entities.length;
+for (const b of Object.values(dxf.blocks || {})) n += (b.entities || []).length;
+console.log(n);
+`;
+
+const EZDXF_CONVERT_PROCESS = `
+import sys, ezdxf
+ezdxf.readfile(sys.argv[1]).saveas(sys.argv[2])
+`;
 
 const EZDXF = `
 import sys, time, resource, ezdxf
@@ -95,9 +139,9 @@ interface Row {
   m: Measure | { error: string };
 }
 
-// a stale dist would measure some other code than the sources
-const build = spawnSync(join(root, 'node_modules', '.bin', 'tsc'), ['-b', join(root, 'packages', 'dxf')], { encoding: 'utf8', cwd: root });
-if (build.status !== 0) throw new Error(`building packages/dxf failed:\n${build.stdout}${build.stderr}`);
+// a stale dist would measure some other code than the sources (the server: the `linework` bin)
+const build = spawnSync(join(root, 'node_modules', '.bin', 'tsc'), ['-b', join(root, 'packages', 'dxf'), join(root, 'packages', 'server')], { encoding: 'utf8', cwd: root });
+if (build.status !== 0) throw new Error(`building packages/dxf and packages/server failed:\n${build.stdout}${build.stderr}`);
 
 const rows: Row[] = [];
 const tmp = mkdtempSync(join(tmpdir(), 'lw-bench-'));
@@ -114,10 +158,16 @@ function measureFile(file: string, label: string, entitiesHint?: number): void {
   add('linework', 'read', run(node, [worker, 'read', file]));
   add('linework', 'write', run(node, [worker, 'write', file, out]));
   add('linework', 'write binary', run(node, [worker, 'write-binary', file, out]));
+  const read = rows.at(-3)!.m;
+  const n = 'error' in read ? 0 : read.entities;
+  add('linework', 'info (process)', runWhole(node, [bin, 'info', file], n));
+  add('linework', 'convert (process)', runWhole(node, [bin, 'convert', file, out], n));
   if (!peers) return;
   add('ezdxf', 'read', run(python, ['-c', EZDXF, 'read', file]));
   add('ezdxf', 'write', run(python, ['-c', EZDXF, 'write', file, out]));
   add('dxf-parser', 'read', run(process.execPath, ['-e', DXF_PARSER, file]));
+  add('dxf-parser', 'parse (process)', runWhole(process.execPath, ['-e', DXF_PARSER_PROCESS, file], n));
+  add('ezdxf', 'convert (process)', runWhole(python, ['-c', EZDXF_CONVERT_PROCESS, file, out], n));
 }
 
 for (const n of sizes) {
@@ -141,13 +191,16 @@ rmSync(tmp, { recursive: true, force: true });
 
 // ---- the table ---------------------------------------------------------------------------------
 function cell(m: Measure | { error: string } | undefined, size: number): string[] {
-  if (!m) return ['-', '-', '-', '-'];
-  if ('error' in m) return ['failed', '-', '-', '-'];
-  const perEntity = m.entities ? (m.maxRss - size) / m.entities : NaN;
-  return [m.seconds.toFixed(2), m.entities ? Math.round(m.entities / m.seconds).toLocaleString('en-US') : '-', (m.maxRss / 1e6).toFixed(0), Number.isFinite(perEntity) ? Math.round(perEntity).toString() : '-'];
+  if (!m) return ['-', '-', '-', '-', '-'];
+  if ('error' in m) return ['failed', '-', '-', '-', '-'];
+  const perEntity = m.entities && m.maxRss ? (m.maxRss - size) / m.entities : NaN;
+  return [
+    m.seconds.toFixed(2), m.cpu === undefined ? '-' : m.cpu.toFixed(2), m.entities ? Math.round(m.entities / m.seconds).toLocaleString('en-US') : '-',
+    m.maxRss ? (m.maxRss / 1e6).toFixed(0) : '-', Number.isFinite(perEntity) ? Math.round(perEntity).toString() : '-',
+  ];
 }
 
-const header = '| file | size MB | entities | tool | op | seconds | entities/s | peak MB | bytes/entity above file |';
+const header = '| file | size MB | entities | tool | op | seconds | CPU s (process) | entities/s | peak MB | bytes/entity above file |';
 console.log(`\nMedian of ${runs} runs in fresh processes per tool and operation (one run when it takes over ${REPEAT_BELOW_SECONDS} s); peak memory: the highest of the runs.`);
 console.log(`\n${header}\n|${header.split('|').slice(1, -1).map(() => '---').join('|')}|`);
 for (const r of rows) {
@@ -156,7 +209,7 @@ for (const r of rows) {
 }
 
 // speed-ups against the peers, per file
-console.log('\n| file | read vs ezdxf | write vs ezdxf | read vs dxf-parser | binary write vs ASCII write |\n|---|---|---|---|---|');
+console.log('\n| file | read vs ezdxf | write vs ezdxf | read vs dxf-parser | binary write vs ASCII write | `info` vs dxf-parser, process (wall; CPU) | `convert` vs ezdxf, process (wall; CPU) |\n|---|---|---|---|---|---|---|');
 const files = [...new Set(rows.map((r) => r.file))];
 for (const f of files) {
   const get = (tool: string, op: string): Measure | undefined => {
@@ -164,5 +217,10 @@ for (const f of files) {
     return m && !('error' in m) ? m : undefined;
   };
   const ratio = (a?: Measure, b?: Measure): string => (a && b ? `${(b.seconds / a.seconds).toFixed(1)}x` : '-');
-  console.log(`| ${f} | ${ratio(get('linework', 'read'), get('ezdxf', 'read'))} | ${ratio(get('linework', 'write'), get('ezdxf', 'write'))} | ${ratio(get('linework', 'read'), get('dxf-parser', 'read'))} | ${ratio(get('linework', 'write binary'), get('linework', 'write'))} |`);
+  const both = (a?: Measure, b?: Measure): string =>
+    a && b ? `${ratio(a, b)}${a.cpu !== undefined && b.cpu !== undefined ? `; ${(b.cpu / a.cpu).toFixed(1)}x` : ''}` : '-';
+  console.log(
+    `| ${f} | ${ratio(get('linework', 'read'), get('ezdxf', 'read'))} | ${ratio(get('linework', 'write'), get('ezdxf', 'write'))} | ${ratio(get('linework', 'read'), get('dxf-parser', 'read'))} | ${ratio(get('linework', 'write binary'), get('linework', 'write'))} | ` +
+      `${both(get('linework', 'info (process)'), get('dxf-parser', 'parse (process)'))} | ${both(get('linework', 'convert (process)'), get('ezdxf', 'convert (process)'))} |`,
+  );
 }

@@ -1,18 +1,17 @@
 // `linework info FILE [--json]` and `linework convert IN OUT [--version V]`: thin commands over the
-// reader and writer, called by the `linework` bin of packages/server. They print to the given
-// streams and return an exit code instead of exiting.
+// reader and writer, called by the `linework` bin of packages/server (through the package's
+// `./cli` entry: a process that runs one command loads only what it needs). They print to the
+// given streams and return an exit code instead of exiting.
 import { statSync } from 'node:fs';
 import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { Transform } from 'node:stream';
-import { resolveVersion } from './convert/convert.js';
 import { isModelSpaceName, isPaperSpaceName, type DxfDocument } from './document.js';
 import { DxfError } from './errors.js';
-import { extents } from './geometry/index.js';
+import { extents } from './geometry/bbox.js';
 import { readDxf } from './reader/read.js';
-import { dwgFileVersion, readDwg } from './dwg/read-dwg.js';
-import { dwgRelease } from './dwg/detect.js';
+import { dwgRelease, dwgVersionOf } from './dwg/detect.js';
 import { RELEASE_NAMES, type DxfVersion } from './types.js';
-import { saveDxf, writesBinary } from './writer/write.js';
 import type { R12Drawer } from './convert/r12-drawn.js';
 
 export interface CommandIO {
@@ -48,6 +47,11 @@ class Progress {
     return (this.io.stderr as NodeJS.WriteStream).isTTY === true;
   }
 
+  /** Whether a bar is drawn at all. */
+  get shown(): boolean {
+    return this.tty && this.total > 0;
+  }
+
   update(done: number): void {
     if (!this.tty || this.total <= 0) return;
     const now = Date.now();
@@ -64,14 +68,29 @@ class Progress {
   }
 }
 
+/** Whether the file starts as DWG does (the DWG readers are loaded only for such a file). */
+async function isDwg(path: string): Promise<boolean> {
+  const fh = await open(path, 'r');
+  try {
+    const buf = Buffer.alloc(6);
+    const { bytesRead } = await fh.read(buf, 0, 6, 0);
+    return dwgVersionOf(buf.subarray(0, bytesRead)) !== null;
+  } finally {
+    await fh.close();
+  }
+}
+
 /**
  * Reads a file, showing progress by bytes read when stderr is a terminal and the file is large.
  * DWG goes through a converter (no progress: the converter reads it whole).
  */
 async function readWithProgress(path: string, io: CommandIO): Promise<DxfDocument> {
-  if (await dwgFileVersion(path)) return readDwg(path);
+  if (await isDwg(path)) return (await import('./dwg/read-dwg.js')).readDwg(path);
   const size = statSync(path).size;
   const progress = new Progress(io, 'reading', size > 8 * 1024 * 1024 ? size : 0);
+  // without a bar to draw, the reader reads the file itself (into two buffers used in turn,
+  // where a stream hands over a fresh megabyte per chunk)
+  if (!progress.shown) return readDxf(path);
   let read = 0;
   const counter = new Transform({
     transform(chunk: Buffer, _enc, done) {
@@ -240,6 +259,8 @@ export async function convertCommand(args: string[], io: CommandIO, opts: Conver
   const [input, output] = positional as [string, string];
   const started = Date.now();
   try {
+    // the writer (and the conversions it holds) is loaded by the command that writes
+    const [{ resolveVersion }, { saveDxf, writesBinary }] = await Promise.all([import('./convert/convert.js'), import('./writer/write.js')]);
     const target = version !== undefined ? resolveVersion(version) : undefined;
     const doc = await readWithProgress(input, io);
     // what reading repaired; errors mean the input was damaged and records were lost

@@ -274,3 +274,18 @@ describe('damaged input', () => {
     }
   });
 });
+
+describe('coordinates of a record without markers, wherever they stand', () => {
+  it('reads a LINE whose groups come as 10 11 20 21 30 31 (R2.6 writers) with its points, and writes them back in order', () => {
+    const doc = readDxfSync(minimalDxf([
+      [0, 'LINE'], [8, '1'], [10, '1.5'], [11, '2.0'], [20, '-0.25'], [21, '3.5'], [30, '0.0'], [31, '1.0'], [62, 5],
+      [0, 'CIRCLE'], [8, '1'], [10, '4'], [40, '2'], [20, '5'],
+    ], 'AC1003'));
+    const [line, circle] = doc.modelSpace().entities;
+    expect(line!.attrs).toMatchObject({ start: [1.5, -0.25, 0], end: [2, 3.5, 1], color: 5 });
+    expect(line!.extra).toBeUndefined();
+    expect(circle!.attrs).toMatchObject({ center: [4, 5, 0], radius: 2 });
+    const again = readDxfSync(writeDxf(doc)).modelSpace().entities[0]!;
+    expect(again.attrs).toMatchObject({ start: [1.5, -0.25, 0], end: [2, 3.5, 1] });
+  });
+});

@@ -150,6 +150,106 @@ describe('audit: the checks of ezdxf\'s auditor', () => {
   });
 });
 
+describe('audit --fix: what it keeps rather than erases', () => {
+  it('draws a DIMENSION\'s missing *D block again with dimension_create\'s generator, the same block it made', async () => {
+    const e = engine();
+    const [c] = (await ok(e, 'entities_create', { entities: [{ type: 'Circle', center: [50, 0], radius: 5 }] })).handles;
+    const specs = [
+      { type: 'linear', points: [[0, 0], [10, 0]], position: [5, 6] },
+      { type: 'aligned', points: [[0, 0], [8, 6]], position: [0, 8] },
+      { type: 'radius', handle: c, position: [58, 4] },
+      { type: 'diameter', handle: c, position: [53, 2] },
+      { type: 'angular', points: [[20, 0], [30, 0], [20, 10]], position: [26, 5] },
+      { type: 'ordinate', points: [[12, 7]], position: [12, 15] },
+    ];
+    const dims: string[] = [];
+    for (const s of specs) dims.push((await ok(e, 'dimension_create', s)).created[0]);
+    const doc = active(e).doc;
+    /** The drawn content of a dimension's block: types and rounded coordinates. */
+    const content = (h: string) => {
+      const b = doc.getBlock(String((doc.get(h) as Entity).attrs.geometry))!;
+      return b.entities.map((x) => `${x.type} ${JSON.stringify(x.attrs, (_k, v) => (typeof v === 'number' ? Math.round(v * 1e6) / 1e6 : v))}`).sort();
+    };
+    const drawn = dims.map(content);
+    const names = dims.map((h) => String((doc.get(h) as Entity).attrs.geometry));
+    for (const n of names) doc.removeBlock(n);
+    const a = await ok(e, 'audit', {});
+    expect(a.counts).toEqual({ missing_dimension_block: dims.length });
+    const f = await ok(e, 'audit', { fix: true });
+    expect(f).toMatchObject({ fixed: dims.length, remaining: 0 });
+    // every dimension is still there, drawing what it drew before
+    for (let i = 0; i < dims.length; i++) {
+      expect(doc.get(dims[i]!), specs[i]!.type).toBeDefined();
+      expect(content(dims[i]!), specs[i]!.type).toEqual(drawn[i]);
+    }
+    expect((await ok(e, 'audit', {})).count).toBe(0);
+    if (hasEzdxf) {
+      const p = join(dir, 'fixed-dims.dxf');
+      await ok(e, 'save', { path: p });
+      const r = spawnSync(python, [new URL('./ezdxf_audit.py', import.meta.url).pathname, p], { encoding: 'utf8' });
+      const out = JSON.parse(r.stdout);
+      expect(out, out.messages.join('; ')).toMatchObject({ errors: 0, fixes: 0 });
+    }
+  });
+
+  it('erases a DIMENSION whose definition points define nothing to draw', async () => {
+    const e = engine();
+    const [h] = (await ok(e, 'dimension_create', { type: 'linear', points: [[0, 0], [10, 0]], position: [5, 6] })).created;
+    const doc = active(e).doc;
+    const dim = doc.get(h) as Entity;
+    doc.removeBlock(String(dim.attrs.geometry));
+    dim.attrs.defpoint3 = dim.attrs.defpoint2;
+    await ok(e, 'audit', { fix: true });
+    expect(doc.get(h)).toBeUndefined();
+  });
+
+  it('gives a DIMENSION that names a missing dimension style Standard, as ezdxf\'s auditor does', async () => {
+    const e = engine();
+    const [h] = (await ok(e, 'dimension_create', { type: 'linear', points: [[0, 0], [10, 0]], position: [5, 6] })).created;
+    const doc = active(e).doc;
+    (doc.get(h) as Entity).attrs.dimstyle = 'GONE';
+    expect((await ok(e, 'audit', {})).counts).toEqual({ missing_dimstyle: 1 });
+    await ok(e, 'audit', { fix: true });
+    expect((await ok(e, 'audit', {})).count).toBe(0);
+    if (hasEzdxf) {
+      const p = join(dir, 'fixed-dimstyle.dxf');
+      await ok(e, 'save', { path: p });
+      const r = spawnSync(python, [new URL('./ezdxf_audit.py', import.meta.url).pathname, p], { encoding: 'utf8' });
+      const out = JSON.parse(r.stdout);
+      expect(out, out.messages.join('; ')).toMatchObject({ errors: 0, fixes: 0 });
+    }
+  });
+
+  it('reads an ELLIPSE written without its AcDbEllipse marker as an ellipse: the ratio check sees it, and --fix writes it whole', async () => {
+    // As in ezdxf's duplicate_handles.dxf: AcDbEntity, then the ellipse's groups unmarked, ratio > 1.
+    const tags: Array<[number, string]> = [
+      [0, 'SECTION'], [2, 'HEADER'], [9, '$ACADVER'], [1, 'AC1015'], [0, 'ENDSEC'],
+      [0, 'SECTION'], [2, 'ENTITIES'],
+      [0, 'ELLIPSE'], [5, '110'], [100, 'AcDbEntity'], [8, '0'], [62, '15'],
+      [10, '-97.6'], [20, '0'], [30, '0'], [11, '24.7'], [21, '0'], [31, '0'], [40, '1.0095'], [41, '3.14159'], [42, '4.71239'],
+      [0, 'ENDSEC'], [0, 'EOF'],
+    ];
+    const file = join(dir, 'unmarked-ellipse.dxf');
+    writeFileSync(file, tags.map(([code, v]) => `${code}\n${v}\n`).join(''));
+    const e = engine();
+    await ok(e, 'document_open', { path: file });
+    const el = active(e).doc.modelSpace().entities.find((x) => x.type === 'ELLIPSE')!;
+    expect(el.attrs).toMatchObject({ center: [-97.6, 0, 0], major_axis: [24.7, 0, 0], ratio: 1.0095 });
+    // (the file is a minimal one: reading adds the tables it lacks, findings of their own)
+    expect((await ok(e, 'audit', {})).counts.invalid_ellipse).toBe(1);
+    await ok(e, 'audit', { fix: true });
+    const out = join(dir, 'unmarked-ellipse-fixed.dxf');
+    await ok(e, 'save', { path: out });
+    const text = readFileSync(out, 'latin1');
+    expect(text).toMatch(/100\r?\nAcDbEllipse\r?\n/);
+    if (hasEzdxf) {
+      const r = spawnSync(python, [new URL('./ezdxf_audit.py', import.meta.url).pathname, out], { encoding: 'utf8' });
+      const res = JSON.parse(r.stdout);
+      expect(res, res.messages.join('; ')).toMatchObject({ errors: 0, fixes: 0 });
+    }
+  });
+});
+
 describe('undo of the remaining mutations', () => {
   it('page_setup, purge, copy-to restore the documents exactly', async () => {
     const e = engine();

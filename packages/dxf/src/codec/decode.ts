@@ -149,15 +149,20 @@ export function decodeRecord(cd: CompiledDef, t: TagRecord, ctx: CodecContext, s
   const xStart = xdataStart(codes, n);
   if (cd.def === undefined) decodeRaw(cd, rec, t, xStart);
   else {
-    let hasMarkers = false;
-    for (let i = 1; i < xStart; i++) {
+    let markers = 0;
+    let firstMarker = -1;
+    for (let i = 1; i < xStart && markers < 2; i++) {
       if (codes[i] === 100) {
-        hasMarkers = true;
-        break;
+        if (markers++ === 0) firstMarker = i;
       }
     }
-    if (hasMarkers) decodeBySubclass(cd, rec, t, xStart, ctx);
-    else decodeFlat(cd, rec, t, xStart, ctx);
+    // an entity with its AcDbEntity marker and no other (an ELLIPSE without AcDbEllipse, as
+    // some writers leave it): its own attributes follow unmarked, read as a file without
+    // markers has them (ezdxf reads them so too); kept as AcDbEntity's extra tags, they were
+    // written back as they came, and no check saw them
+    const unmarked = markers === 1 && cd.context === 'entity' && cd.subs.length > 1 && t.is(firstMarker, 'AcDbEntity');
+    if (markers > 0 && !unmarked) decodeBySubclass(cd, rec, t, xStart, ctx);
+    else decodeFlat(cd, rec, t, xStart, ctx, unmarked ? firstMarker : -1);
     const attrs = rec.attrs;
     const required = cd.required;
     for (let r = 0; r < required.length; r++) {
@@ -343,6 +348,13 @@ function decodeBySubclass(cd: CompiledDef, rec: DxfRecord, t: TagRecord, end: nu
         }
       }
     }
+    // the handle after the first marker, as the Leica DISTO's R12 files have it: still the
+    // record's handle (kept as an extra tag, the record would be given a new one)
+    if (c === cd.handleCode && !state.handle && subIdx <= 0) {
+      rec.handle = normHandle(t.str(i));
+      state.handle = true;
+      continue;
+    }
     // an AcDbEntity attribute some writers put after the next marker (an empty AcDbEntity, then
     // layer, colour, linetype): it is still the entity's, as ezdxf reads it
     if (subIdx > 0 && cd.context === 'entity' && misplacedCommon(cd, rec, t, i, end, ctx)) continue;
@@ -405,12 +417,51 @@ function chosenMarkers(markers: readonly string[], count: number, rec: DxfRecord
   return true;
 }
 
-function decodeFlat(cd: CompiledDef, rec: DxfRecord, t: TagRecord, end: number, ctx: CodecContext): void {
+const isPointKind = (k: string): boolean => k === 'point2' || k === 'point3' || k === 'vec3';
+
+/**
+ * Points whose coordinates are not next to each other (`10 11 20 21 30 31`, as R2.6-era writers
+ * ordered a LINE's groups): in a record without markers each group code is its own, so the
+ * coordinates are put together wherever they are; returns the tags that are still left.
+ */
+function gatherScatteredPoints(cd: CompiledDef, attrs: Record<string, unknown>, leftover: Tag[], ctx: CodecContext): Tag[] {
+  let used: Set<number> | undefined;
+  const find = (code: number): number => leftover.findIndex((tag, k) => tag[0] === code && !used?.has(k));
+  for (let k = 0; k < leftover.length; k++) {
+    if (used?.has(k)) continue;
+    const c = leftover[k]![0];
+    const a = cd.flat.get(c)?.find((x) => isPointKind(x.kind) && x.code === c && !(x.name in attrs) && (x.minVersion === undefined || x.minVersion <= ctx.version));
+    if (!a) continue;
+    used ??= new Set();
+    used.add(k);
+    const yAt = find(c + 10);
+    if (yAt < 0) {
+      used.delete(k);
+      continue;
+    }
+    used.add(yAt);
+    const zAt = find(c + 20);
+    if (zAt >= 0) used.add(zAt);
+    const xyz = [leftover[k]![1], leftover[yAt]![1], ...(zAt >= 0 ? [leftover[zAt]![1]] : [])].map(parseNumber);
+    if (xyz.some(Number.isNaN)) {
+      used.delete(k);
+      used.delete(yAt);
+      if (zAt >= 0) used.delete(zAt);
+      continue;
+    }
+    attrs[a.name] = a.kind === 'point2' && xyz.length === 2 ? xyz : [xyz[0]!, xyz[1]!, xyz[2] ?? 0];
+  }
+  return used ? leftover.filter((_, k) => !used!.has(k)) : leftover;
+}
+
+/** Decodes a record without subclass markers; `skip` is a tag to leave out (a lone AcDbEntity marker: the writer writes the markers). */
+function decodeFlat(cd: CompiledDef, rec: DxfRecord, t: TagRecord, end: number, ctx: CodecContext, skip = -1): void {
   const codes = t.codes;
   resetState();
   const attrs = rec.attrs;
   const leftover: Tag[] = [];
   for (let i = 1; i < end; i++) {
+    if (i === skip) continue;
     if (structural(cd, rec, t, i, end)) {
       if (state.i > i) i = state.i;
       continue;
@@ -431,7 +482,7 @@ function decodeFlat(cd: CompiledDef, rec: DxfRecord, t: TagRecord, end: number, 
     }
     if (!taken) leftover.push([c, t.str(i)]);
   }
-  let rest = leftover;
+  let rest = leftover.length > 1 ? gatherScatteredPoints(cd, attrs, leftover, ctx) : leftover;
   for (const sub of cd.codecSubs) rest = runCodec(sub, rest, rec, ctx);
   // kept with the last subclass: written after the declared attributes, as such files have them
   if (rest.length > 0) {

@@ -7,9 +7,9 @@ import type { DocumentApi } from '../document-api.js';
 import type { Entity, Vec3 } from '../types.js';
 import { BSpline, addEllipseArcToBox, addToBox, angleInRange, bulgeToArc, emptyBox } from './curves.js';
 import type { BoxArray } from './curves.js';
-import { blockExpansion, checkSpline, referenceExpansion, GEOMETRY_LIMITS } from './expansion.js';
+import { blockExpansion, checkSpline, expansionError, referenceExpansion, GEOMETRY_LIMITS } from './expansion.js';
 import type { ExpansionMemo } from './expansion.js';
-import { cornerCellMatrices, entityGeometry, textCornersOcs } from './primitives.js';
+import { cornerCellMatrices, entityGeometry, insertMatrices, textCornersOcs, transformGeometry } from './primitives.js';
 import type { Matrix44 } from './matrix44.js';
 import type { Primitive } from './primitives.js';
 import { DEG, isDefaultExtrusion, ocsFromExtrusion, ocsToWcs } from './vec.js';
@@ -200,7 +200,7 @@ export function boundingBox(e: Entity, doc?: DocumentApi): BBox | null {
     default:
       break;
   }
-  if (e.type === 'INSERT' && doc) return insertBox(e, doc, new Map(), new Map());
+  if (e.type === 'INSERT' && doc) return insertBox(e, doc, new Map(), new Map(), 0, new Map());
   const g = entityGeometry(e, doc);
   const b = emptyBox();
   let bounded = true;
@@ -235,15 +235,13 @@ const EXACT_INSERT_BOX = 20_000;
  * through the corner cells' matrices: never smaller than the exact box, looser only when rotated.
  * So an array of 1e12 cells or six levels of ten inserts is boxed in microseconds.
  */
-function insertBox(e: Entity, doc: DocumentApi, counts: ExpansionMemo, boxes: Map<string, BoxArray | null>, depth = 0): BBox | null {
+function insertBox(e: Entity, doc: DocumentApi, counts: ExpansionMemo, boxes: Map<string, BoxArray | null>, depth = 0, contents?: BlockContents): BBox | null {
   // inside a large reference its nested ones are boxed through their blocks too, else each
   // of them would be expanded again for every block that holds it
   const count = referenceExpansion(e, doc, counts, depth);
   if (depth === 0 && count <= EXACT_INSERT_BOX) {
-    const g = entityGeometry(e, doc);
-    const b = emptyBox();
-    for (const p of g.prims) addPrimToBox(b, p);
-    return toBBox(b);
+    if (count > GEOMETRY_LIMITS.maxExpanded) throw expansionError(e, count);
+    return exactInsertBox(e, doc, contents ?? new Map());
   }
   const b = emptyBox();
   const inner = blockBox(String(e.attrs.name ?? ''), doc, counts, boxes, depth);
@@ -283,6 +281,85 @@ function blockBox(name: string, doc: DocumentApi, counts: ExpansionMemo, boxes: 
   return out;
 }
 
+/** Block name (upper case) -> its content's primitives in block coordinates, as an INSERT at the top level expands it. */
+type BlockContents = Map<string, Primitive[] | null>;
+
+/** A block's content as `entityGeometry` of a top-level INSERT sees it (ATTDEFs and rays left out); null for no such block. */
+function blockContent(name: string, doc: DocumentApi, contents: BlockContents): Primitive[] | null {
+  const key = name.toUpperCase();
+  const known = contents.get(key);
+  if (known !== undefined) return known;
+  const blk = doc.getBlock(name);
+  let prims: Primitive[] | null = null;
+  if (blk) {
+    prims = [];
+    const open = new Set([blk.name.toUpperCase()]);
+    for (const child of blk.entities) {
+      if (child.type === 'ATTDEF') continue;
+      for (const p of entityGeometry(child, doc, 1, open).prims) if (p.k !== 'ray') prims.push(p);
+    }
+  }
+  contents.set(key, prims);
+  return prims;
+}
+
+/**
+ * The exact box of a small INSERT: its block's primitives (made once per block and box
+ * computation) carried through each cell's matrix straight into the box, without the transformed
+ * copies `entityGeometry` would make for every reference.
+ */
+function exactInsertBox(e: Entity, doc: DocumentApi, contents: BlockContents): BBox | null {
+  const b = emptyBox();
+  const prims = blockContent(String(e.attrs.name ?? ''), doc, contents);
+  if (prims && prims.length > 0) for (const m of insertMatrices(e, doc)) for (const p of prims) addTransformedPrimToBox(b, p, m);
+  for (const att of e.children ?? []) {
+    if (att.type !== 'ATTRIB') continue;
+    for (const p of entityGeometry(att, doc, 1).prims) addPrimToBox(b, p);
+  }
+  return toBBox(b);
+}
+
+const tc: number[] = [0, 0, 0];
+const tu: number[] = [0, 0, 0];
+const tv: number[] = [0, 0, 0];
+
+function addTransformedPointToBox(b: BoxArray, q: readonly number[], m: Float64Array): void {
+  const x = q[0]!, y = q[1]!, z = q[2] ?? 0;
+  addToBox(b, m[0]! * x + m[4]! * y + m[8]! * z + m[12]!, m[1]! * x + m[5]! * y + m[9]! * z + m[13]!, m[2]! * x + m[6]! * y + m[10]! * z + m[14]!);
+}
+
+function transformInto(out: number[], q: readonly number[], m: Float64Array, w: number): void {
+  const x = q[0]!, y = q[1]!, z = q[2] ?? 0;
+  out[0] = m[0]! * x + m[4]! * y + m[8]! * z + m[12]! * w;
+  out[1] = m[1]! * x + m[5]! * y + m[9]! * z + m[13]! * w;
+  out[2] = m[2]! * x + m[6]! * y + m[10]! * z + m[14]! * w;
+}
+
+/** `addPrimToBox` of the primitive transformed by `m`, without making the transformed primitive (splines excepted). */
+function addTransformedPrimToBox(b: BoxArray, p: Primitive, matrix: Matrix44): void {
+  const m = matrix.m;
+  switch (p.k) {
+    case 'line':
+      addTransformedPointToBox(b, p.a, m);
+      addTransformedPointToBox(b, p.b, m);
+      return;
+    case 'point':
+      addTransformedPointToBox(b, p.p, m);
+      return;
+    case 'poly':
+      for (const q of p.pts) addTransformedPointToBox(b, q, m);
+      return;
+    case 'arc':
+      transformInto(tc, p.c, m, 1);
+      transformInto(tu, p.u, m, 0);
+      transformInto(tv, p.v, m, 0);
+      addEllipseArcToBox(b, tc, tu, tv, p.t0, p.t0 + p.sweep, p.sweep >= 2 * Math.PI - 1e-12);
+      return;
+    default:
+      for (const q of transformGeometry({ prims: [p] }, matrix).prims) addPrimToBox(b, q);
+  }
+}
+
 function addTransformedBox(b: BoxArray, box: BoxArray, m: Matrix44): void {
   for (let i = 0; i < 8; i++) {
     const p = m.transformPoint([i & 1 ? box[3]! : box[0]!, i & 2 ? box[4]! : box[1]!, i & 4 ? box[5]! : box[2]!]);
@@ -293,8 +370,10 @@ function addTransformedBox(b: BoxArray, box: BoxArray, m: Matrix44): void {
 /** The union of the boxes of entities (unbounded and empty ones skipped); null when none. */
 export function extents(entities: Iterable<Entity>, doc?: DocumentApi): BBox | null {
   let minx = Infinity, miny = Infinity, minz = Infinity, maxx = -Infinity, maxy = -Infinity, maxz = -Infinity;
+  // the blocks' content is made once for the whole set, not once per reference
+  const contents: BlockContents = new Map();
   for (const e of entities) {
-    const b = boundingBox(e, doc);
+    const b = e.type === 'INSERT' && doc ? insertBox(e, doc, new Map(), new Map(), 0, contents) : boundingBox(e, doc);
     if (!b) continue;
     if (b.min[0] < minx) minx = b.min[0];
     if (b.min[1] < miny) miny = b.min[1];

@@ -105,14 +105,16 @@ export class Matrix44 {
   multiply(other: Matrix44): Matrix44 {
     const a = this.m;
     const b = other.m;
-    const r = new Float64Array(16);
+    // written straight into the result's storage: a typed array is costly to allocate
+    const out = new Matrix44();
+    const r = out.m;
     for (let col = 0; col < 4; col++) {
       for (let row = 0; row < 4; row++) {
         r[col * 4 + row] =
           a[row]! * b[col * 4]! + a[4 + row]! * b[col * 4 + 1]! + a[8 + row]! * b[col * 4 + 2]! + a[12 + row]! * b[col * 4 + 3]!;
       }
     }
-    return new Matrix44(r);
+    return out;
   }
 
   /** Apply this, then `next`. */

@@ -127,7 +127,17 @@ export class DocumentBuilder {
     }
     const type = r.str(0);
     this.lastKind = LAST_NONE;
-    if (r.n > 1 && r.codes[1] === 5) this.noteHandleCase(r.str(1));
+    if (r.n > 1) {
+      if (r.codes[1] === 5) this.noteHandleCase(r.str(1));
+      else if (type !== 'SECTION') {
+        // a handle further on, among the common attributes after the first marker (as some R12
+        // writers put it): those are few, so the search stops soon
+        for (let i = 2; i < r.n && i < 16 && r.codes[i] !== 1001; i++) if (r.codes[i] === 5) {
+          this.noteHandleCase(r.str(i));
+          break;
+        }
+      }
+    }
     if (r.n > 1) repairInvalidNumbers(r, type === 'SECTION' ? null : CONTEXT_OF[this.section ?? 'RAW'], (d) => this.diagnostic(d));
     if (type === 'SECTION') return this.openSection(r);
     if (type === 'ENDSEC') {

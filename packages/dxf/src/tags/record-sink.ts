@@ -91,6 +91,12 @@ export class RecordBuffer implements TagRecord {
   starts = new Int32Array(256);
   ends = new Int32Array(256);
   strs: string[] = new Array<string>(256).fill('');
+  /**
+   * Value `i` as a number when `parsed[i]` is 1: the reader checks every numeric value before it
+   * decodes the record (invalid-numbers.ts), and the decoding then takes the number parsed there.
+   */
+  nums = new Float64Array(256);
+  parsed = new Uint8Array(256);
   bytes: Buffer = EMPTY;
   n = 0;
   line = 0;
@@ -105,6 +111,7 @@ export class RecordBuffer implements TagRecord {
     this.codes[i] = code;
     this.starts[i] = -1;
     this.strs[i] = value;
+    this.parsed[i] = 0;
   }
 
   /** Adds a value that is the plain-ASCII bytes [start, end) of `bytes` (code 0: already trimmed). */
@@ -114,6 +121,7 @@ export class RecordBuffer implements TagRecord {
     this.codes[i] = code;
     this.starts[i] = start;
     this.ends[i] = end;
+    this.parsed[i] = 0;
   }
 
   private grow(): void {
@@ -127,6 +135,12 @@ export class RecordBuffer implements TagRecord {
     const ends = new Int32Array(size);
     ends.set(this.ends);
     this.ends = ends;
+    const nums = new Float64Array(size);
+    nums.set(this.nums);
+    this.nums = nums;
+    const parsed = new Uint8Array(size);
+    parsed.set(this.parsed);
+    this.parsed = parsed;
     for (let k = this.strs.length; k < size; k++) this.strs.push('');
   }
 
@@ -139,6 +153,7 @@ export class RecordBuffer implements TagRecord {
   }
 
   num(i: number): number {
+    if (this.parsed[i] === 1) return this.nums[i]!;
     const start = this.starts[i]!;
     if (start >= 0) {
       const v = parseDecimalBytes(this.bytes, start, this.ends[i]!);
@@ -148,11 +163,16 @@ export class RecordBuffer implements TagRecord {
   }
 
   isNumber(i: number): boolean {
+    if (this.parsed[i] === 1) return true;
     const start = this.starts[i]!;
     // a plain decimal read from the bytes is a number: the common case costs no string
     if (start >= 0) {
       const v = parseDecimalBytes(this.bytes, start, this.ends[i]!);
-      if (v === v) return true;
+      if (v === v) {
+        this.nums[i] = v;
+        this.parsed[i] = 1;
+        return true;
+      }
     }
     return isDxfNumber(this.str(i));
   }
@@ -160,6 +180,7 @@ export class RecordBuffer implements TagRecord {
   replace(i: number, value: string): void {
     this.strs[i] = value;
     this.starts[i] = -1;
+    this.parsed[i] = 0;
   }
 
   is(i: number, s: string): boolean {

@@ -117,7 +117,7 @@ function autoAngle(p1: V, p2: V, pos: V): number {
   return Math.abs(p2[0] - p1[0]) >= Math.abs(p2[1] - p1[1]) ? 0 : 90;
 }
 
-function angular(tx: Transaction, input: DimensionInput, pos: V, pts: V[], d: DimVars, textStyle: string): DimBuild {
+export function angular(tx: Transaction, input: DimensionInput, pos: V, pts: V[], d: DimVars, textStyle: string): DimBuild {
   if (input.handles) {
     const [a, b] = input.handles.map((h) => entityOrThrow(tx.doc, h));
     for (const e of [a!, b!]) if (e.type !== 'LINE') throw new OpError('unsupported_entity', `${e.type} ${e.handle} is not a line; an angular dimension measures between two lines`, { handle: e.handle, type: e.type });

@@ -1,17 +1,19 @@
 // The audit's checks beyond table references: what reading repaired, and the record-level checks
 // ezdxf's auditor makes (owners of objects and dictionary entries, extrusion vectors,
 // transparency, ellipse ratios, LEADER vertices, empty groups, entities that are not graphical,
-// DIMENSIONs without their geometry block, MLINESTYLEs without elements). Each finding's repair is
+// DIMENSIONs without their geometry block or with an unknown dimension style, MLINESTYLEs
+// without elements). Each finding's repair is
 // the one ezdxf's auditor applies, so a drawing saved after `audit --fix` passes that auditor
 // without fixes.
 import { getDef, type DocumentApi, type DxfObject, type DxfRecord, type Entity, type Tag } from '../dxf.js';
 import type { Transaction } from '../store/document-store.js';
 import { dictEntries, groups, namedDictionary, rootDictionary, setDictEntry } from '../store/objects.js';
+import { rebuildDimensionBlock } from '../construct-more/dimension-rebuild.js';
 
 export type ExtraFindingCode =
   | 'read_repair' | 'damaged_input' | 'invalid_owner' | 'dictionary_entry_owner' | 'invalid_extrusion'
   | 'invalid_transparency' | 'invalid_ellipse' | 'invalid_vertex_count' | 'empty_group' | 'not_graphical'
-  | 'missing_dimension_block' | 'empty_mlinestyle';
+  | 'missing_dimension_block' | 'missing_dimstyle' | 'empty_mlinestyle';
 
 export interface ExtraFinding {
   code: ExtraFindingCode;
@@ -111,7 +113,17 @@ function entityChecks(doc: DocumentApi, out: ExtraFinding[]): void {
           out.push({
             code: 'missing_dimension_block', handle: e.handle,
             message: `DIMENSION ${e.handle} names geometry block ${name || '(none)'}, which does not exist: no program can draw it`,
-            fix: 'erase the dimension', apply: (tx) => { tx.removeEntity(e.handle); },
+            fix: 'draw the block again from its definition points (dimension_create\'s generator); erase the dimension when they define none',
+            apply: (tx) => { if (!rebuildDimensionBlock(tx, e.handle)) tx.removeEntity(e.handle); },
+          });
+        }
+      }
+      if (e.type === 'DIMENSION' || e.type === 'ARC_DIMENSION' || e.type === 'LARGE_RADIAL_DIMENSION') {
+        const style = e.attrs.dimstyle;
+        if (typeof style === 'string' && style !== '' && !hasEntry(doc, 'DIMSTYLE', style)) {
+          out.push({
+            code: 'missing_dimstyle', handle: e.handle, message: `${e.type} ${e.handle} names dimension style ${style}, which does not exist`,
+            fix: 'use Standard', apply: (tx) => { delete tx.touch(e).attrs.dimstyle; },
           });
         }
       }
@@ -123,6 +135,13 @@ function entityChecks(doc: DocumentApi, out: ExtraFinding[]): void {
       }
     }
   }
+}
+
+/** Whether table `table` has an entry named `name` (case does not matter, as in AutoCAD). */
+function hasEntry(doc: DocumentApi, table: 'DIMSTYLE', name: string): boolean {
+  if (doc.getTableEntry(table, name)) return true;
+  const lower = name.toLowerCase();
+  return (doc.tables.get(table)?.entries ?? []).some((x) => String(x.attrs.name ?? '').toLowerCase() === lower);
 }
 
 /**

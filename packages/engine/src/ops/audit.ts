@@ -122,7 +122,7 @@ function left(findings: Finding[]): number {
 
 export const auditOp = defineOp({
   name: 'audit',
-  summary: 'Checks the drawing as ezdxf\'s auditor does (read_repair, damaged_input, bad_owner, invalid_owner, dictionary_entry_owner, missing_layer, missing_linetype, missing_style, missing_block, missing_dimension_block, duplicate_handle, broken_group, empty_group, broken_dictionary, invalid_extrusion, invalid_transparency, invalid_ellipse, invalid_vertex_count, not_graphical, empty_mlinestyle); fix repairs as one undo step.',
+  summary: 'Checks the drawing as ezdxf\'s auditor does (read_repair, damaged_input, bad_owner, invalid_owner, dictionary_entry_owner, missing_layer, missing_linetype, missing_style, missing_block, missing_dimension_block, missing_dimstyle, duplicate_handle, broken_group, empty_group, broken_dictionary, invalid_extrusion, invalid_transparency, invalid_ellipse, invalid_vertex_count, not_graphical, empty_mlinestyle); fix repairs as one undo step.',
   input: z.object({ fix: z.boolean().optional() }),
   mutates: true,
   effect: 'change',

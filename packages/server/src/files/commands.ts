@@ -31,21 +31,28 @@ export const FILE_COMMANDS: Record<FileCommandName, FileCommandSpec> = {
     valueOptions: [],
     takesOutput: false,
     ownJson: true,
-    load: async () => (await import('@linework/dxf')).infoCommand as SingleFileCommand,
-    usage: async () => (await import('@linework/dxf')).INFO_USAGE.trimEnd(),
+    // the package's command entry: reader and geometry, without the writer, converters, DWG
+    load: async () => (await import('@linework/dxf/cli')).infoCommand as SingleFileCommand,
+    usage: async () => (await import('@linework/dxf/cli')).INFO_USAGE.trimEnd(),
   },
   convert: {
     name: 'convert',
     valueOptions: ['--version'],
     takesOutput: true,
     ownJson: false,
-    // what R12 has no type for is drawn by the engine's renderer (its plot-only entry)
+    // What R12 has no type for is drawn by the engine's renderer (its plot-only entry), loaded
+    // only for a conversion to R12: other conversions keep the lean `@linework/dxf/cli` start.
     load: async () => {
-      const [{ convertCommand }, { drawForR12 }] = await Promise.all([import('@linework/dxf'), import('@linework/engine/plot-cli')]);
-      const run: typeof convertCommand = (args, io) => convertCommand(args, io, { r12Drawer: drawForR12 });
+      const { convertCommand } = await import('@linework/dxf/cli');
+      const run: typeof convertCommand = async (args, io) => {
+        const version = optionValue(args, '--version')?.toUpperCase().replace(/^R/, '');
+        if (version !== '12' && version !== 'AC1009') return convertCommand(args, io);
+        const { drawForR12 } = await import('@linework/engine/plot-cli');
+        return convertCommand(args, io, { r12Drawer: drawForR12 });
+      };
       return run as SingleFileCommand;
     },
-    usage: async () => (await import('@linework/dxf')).CONVERT_USAGE.trimEnd(),
+    usage: async () => (await import('@linework/dxf/cli')).CONVERT_USAGE.trimEnd(),
   },
   plot: {
     name: 'plot',
