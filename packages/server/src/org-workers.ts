@@ -38,6 +38,8 @@ export const ORG_HEAP_MB = 2048;
 export const ORG_CHECKPOINT_MS = 2000;
 /** A worker's nice value: drawing work yields to routing and key checks (LINEWORK_ORG_NICE). */
 export const ORG_NICE = 10;
+/** Reusable answers kept per organization (distinct method and target). */
+const KEPT_ANSWERS = 8;
 /** How long a stopping worker may take to save before it is killed. */
 const STOP_GRACE_MS = 60_000;
 /** How long a new worker may take to be ready. */
@@ -113,7 +115,9 @@ export class OrgWorkers implements OrgHosts {
       }
       const changes = entry.changes;
       const reply = await w.http(req);
-      if (reply.status === 200 && entry.changes === changes && this.live.get(orgId) === entry) entry.kept.set(what, { ...reply, encoded: { chunks: [...reply.encoded.chunks], bytes: reply.encoded.bytes } });
+      // a few targets at most: /ready?x=1, ?x=2 ... must not grow the front's memory
+      const room = entry.kept.size < KEPT_ANSWERS || entry.kept.has(what);
+      if (reply.status === 200 && room && entry.changes === changes && this.live.get(orgId) === entry) entry.kept.set(what, { ...reply, encoded: { chunks: [...reply.encoded.chunks], bytes: reply.encoded.bytes } });
       return reply;
     });
     if (typeof r === 'string') {

@@ -18,6 +18,8 @@ import { REASONS, statusForCode } from '../src/status.js';
 import { silentLogger } from '../src/logger.js';
 import type { Socket } from 'node:net';
 import { ConnectionGate } from '../src/connection-gate.js';
+import type { OrgWorker } from '../src/org-link.js';
+import { OrgWorkers } from '../src/org-workers.js';
 import { FRAME, FrameReader, encodeFrame, frameData, frameMeta, type Frame } from '../src/org-frames.js';
 
 describe('organization folders', () => {
@@ -339,5 +341,60 @@ describe('ConnectionGate', () => {
     gate.admit(fourth!, 'anonymous');
     expect(gate.accept(sock())).toBeNull();
     expect(gate.size).toBe(3);
+  });
+});
+
+describe('OrgWorkers: answers the front gives again without the hop', () => {
+  /** A stand-in worker whose answers count the requests it ran; `gate` holds an answer back. */
+  function fakeWorker() {
+    let ran = 0;
+    let hold: Promise<void> | null = null;
+    const worker: OrgWorker = {
+      orgId: 'acme',
+      where: 'test',
+      http: async (req) => {
+        const n = ++ran;
+        if (hold) await hold;
+        const body = Buffer.from(JSON.stringify({ n, target: req.target }));
+        return { status: 200, encoded: { chunks: [body], bytes: body.length } };
+      },
+      line: async () => [],
+      stop: async () => undefined,
+      exited: new Promise(() => undefined),
+    };
+    return { worker, ran: () => ran, holdWith: (p: Promise<void> | null) => (hold = p) };
+  }
+  const text = (r: { encoded?: { chunks: Buffer[] } }) => JSON.parse(Buffer.concat(r.encoded!.chunks).toString()) as { n: number };
+  const req = (target: string, method = 'GET') => ({ method, target, body: new Uint8Array() });
+
+  it('gives the last answer again until another request reaches the session', async () => {
+    const f = fakeWorker();
+    const orgs = new OrgWorkers({ root: '/nowhere', appVersion: 't', log: silentLogger(), idleMs: 60_000, startWorker: async () => f.worker });
+    try {
+      expect(text(await orgs.http('acme', req('/api/v1/ready'), { reusable: true })).n).toBe(1);
+      // the wire empties the chunk array it writes: the kept answer must not be emptied with it
+      const again = await orgs.http('acme', req('/api/v1/ready'), { reusable: true });
+      again.encoded!.chunks.length = 0;
+      expect(text(await orgs.http('acme', req('/api/v1/ready'), { reusable: true })).n).toBe(1);
+      expect(f.ran()).toBe(1);
+      await orgs.http('acme', req('/api/v1/documents', 'POST'));
+      expect(text(await orgs.http('acme', req('/api/v1/ready'), { reusable: true })).n).toBe(3);
+      // an answer that comes back after another request was sent is not kept
+      let release!: () => void;
+      f.holdWith(new Promise<void>((r) => (release = r)));
+      const slow = orgs.http('acme', req('/api/v1/capabilities'), { reusable: true });
+      f.holdWith(null);
+      const change = orgs.http('acme', req('/api/v1/entities', 'POST'));
+      release();
+      await Promise.all([slow, change]);
+      expect(text(await orgs.http('acme', req('/api/v1/capabilities'), { reusable: true })).n).toBe(6);
+      // a few targets at most are kept
+      for (let i = 0; i < 20; i++) await orgs.http('acme', req(`/api/v1/ready?x=${i}`), { reusable: true });
+      const before = f.ran();
+      for (let i = 0; i < 20; i++) await orgs.http('acme', req(`/api/v1/ready?x=${i}`), { reusable: true });
+      expect(f.ran() - before).toBeGreaterThanOrEqual(12);
+    } finally {
+      await orgs.close();
+    }
   });
 });
