@@ -35,6 +35,12 @@ export interface OrgWorker {
   /** Saves the session and ends the worker (killed if it does not end within the grace time). */
   stop(): Promise<void>;
   readonly exited: Promise<WorkerExit>;
+  /**
+   * Lowers the worker's scheduling priority while it runs a long request (`true`), and gives it
+   * back (`false`): other organizations' short requests come first when the cores are short. A
+   * worker on another host may ignore it (its host has its own cores).
+   */
+  yieldCpu?(long: boolean): void;
 }
 
 /** The worker ended before it answered. */

@@ -38,6 +38,10 @@ export const ORG_HEAP_MB = 2048;
 export const ORG_CHECKPOINT_MS = 2000;
 /** A worker's nice value: drawing work yields to routing and key checks (LINEWORK_ORG_NICE). */
 export const ORG_NICE = 10;
+/** A request running this long makes its worker yield the CPU (nice 19) until it ends. */
+export const LONG_REQUEST_MS = 1000;
+/** The nice value of a worker running a long request. */
+const LONG_NICE = 19;
 /** Reusable answers kept per organization (distinct method and target). */
 const KEPT_ANSWERS = 8;
 /** How long a stopping worker may take to save before it is killed. */
@@ -74,6 +78,8 @@ interface Entry {
   kept: Map<string, OrgHttpReply>;
   /** Requests sent to the session that may change what a reusable answer says. */
   changes: number;
+  /** Requests in flight past LONG_REQUEST_MS (the worker yields the CPU while there are any). */
+  long: number;
 }
 
 /** The reply as the wire writes it; the chunk array is copied, for the wire empties it as it writes. */
@@ -158,6 +164,14 @@ export class OrgWorkers implements OrgHosts {
       } catch {
         return 'session_unavailable';
       }
+      // A long request (a heavy plot) runs on at a lower priority: on a machine whose cores are
+      // short, the other organizations' short requests come first.
+      let long = false;
+      const timer = worker.yieldCpu ? setTimeout(() => {
+        long = true;
+        if (entry.long++ === 0) worker.yieldCpu!(true);
+      }, LONG_REQUEST_MS) : null;
+      timer?.unref();
       try {
         return await fn(worker, entry);
       } catch (err) {
@@ -169,6 +183,9 @@ export class OrgWorkers implements OrgHosts {
           return this.run(orgId, fn, false);
         }
         return 'session_restarting';
+      } finally {
+        if (timer) clearTimeout(timer);
+        if (long && --entry.long === 0) worker.yieldCpu!(false);
       }
     } finally {
       entry.inFlight--;
@@ -178,7 +195,7 @@ export class OrgWorkers implements OrgHosts {
 
   private start(orgId: string): Entry {
     const started = (this.options.startWorker ?? ((id) => startChildWorker(id, this.options)))(orgId);
-    const entry: Entry = { worker: started, inFlight: 0, lastUsed: Date.now(), stopping: null, kept: new Map(), changes: 0 };
+    const entry: Entry = { worker: started, inFlight: 0, lastUsed: Date.now(), stopping: null, kept: new Map(), changes: 0, long: 0 };
     this.live.set(orgId, entry);
     const org = orgFolderName(orgId);
     started.then(
@@ -243,7 +260,7 @@ export function startChildWorker(orgId: string, options: Pick<OrgWorkersOptions,
       // not permitted here: the worker runs at the front's priority
     }
   }
-  return ChildWorker.attach(child, orgId, options);
+  return ChildWorker.attach(child, orgId, options, options.nice ?? ORG_NICE);
 }
 
 type Waiting = { resolve: (f: Frame) => void; reject: (e: Error) => void };
@@ -257,7 +274,7 @@ class ChildWorker implements OrgWorker {
   private stopAsked = false;
   private exit: WorkerExit | null = null;
 
-  private constructor(private readonly child: ChildProcess, readonly orgId: string) {
+  private constructor(private readonly child: ChildProcess, readonly orgId: string, private readonly nice: number) {
     this.where = `pid ${child.pid}`;
     this.channel = child.stdio[3] as Socket;
     this.exited = new Promise((resolve) => {
@@ -291,8 +308,8 @@ class ChildWorker implements OrgWorker {
     child.on('error', () => undefined);
   }
 
-  static attach(child: ChildProcess, orgId: string, options: Pick<OrgWorkersOptions, 'root' | 'appVersion' | 'checkpointMs'>): Promise<OrgWorker> {
-    const w = new ChildWorker(child, orgId);
+  static attach(child: ChildProcess, orgId: string, options: Pick<OrgWorkersOptions, 'root' | 'appVersion' | 'checkpointMs'>, nice: number): Promise<OrgWorker> {
+    const w = new ChildWorker(child, orgId, nice);
     return new Promise<OrgWorker>((resolve, reject) => {
       const timer = setTimeout(() => {
         child.kill('SIGKILL');
@@ -349,6 +366,16 @@ class ChildWorker implements OrgWorker {
     if (f.kind === FRAME.failed) throw new Error(frameMeta<{ message: string }>(f).message);
     if (f.kind !== FRAME.lineReply) throw new Error('the worker answered out of turn');
     return f.data;
+  }
+
+  yieldCpu(long: boolean): void {
+    if (this.exit || this.child.pid === undefined) return;
+    try {
+      setPriority(this.child.pid, long ? LONG_NICE : this.nice);
+    } catch {
+      // Lowering a nice value back needs a privilege the server may not have (RLIMIT_NICE): the
+      // worker then stays at 19 until it is restarted, which only matters when the cores are short.
+    }
   }
 
   async stop(): Promise<void> {

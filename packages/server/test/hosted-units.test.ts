@@ -16,10 +16,11 @@ import { OrgSessions } from '../src/org-sessions.js';
 import { rateLimitHeaders } from '../src/hosted.js';
 import { REASONS, statusForCode } from '../src/status.js';
 import { silentLogger } from '../src/logger.js';
+import { sleep } from './helpers.js';
 import type { Socket } from 'node:net';
 import { ConnectionGate } from '../src/connection-gate.js';
 import type { OrgWorker } from '../src/org-link.js';
-import { OrgWorkers } from '../src/org-workers.js';
+import { LONG_REQUEST_MS, OrgWorkers } from '../src/org-workers.js';
 import { FRAME, FrameReader, encodeFrame, frameData, frameMeta, type Frame } from '../src/org-frames.js';
 
 describe('organization folders', () => {
@@ -393,6 +394,39 @@ describe('OrgWorkers: answers the front gives again without the hop', () => {
       const before = f.ran();
       for (let i = 0; i < 20; i++) await orgs.http('acme', req(`/api/v1/ready?x=${i}`), { reusable: true });
       expect(f.ran() - before).toBeGreaterThanOrEqual(12);
+    } finally {
+      await orgs.close();
+    }
+  });
+});
+
+describe('OrgWorkers: a long request yields the CPU', () => {
+  it('lowers the worker\'s priority once a request runs past LONG_REQUEST_MS, and gives it back when it ends', async () => {
+    const calls: boolean[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const body = Buffer.from('{}');
+    const worker: OrgWorker = {
+      orgId: 'acme', where: 'test',
+      http: async (req) => {
+        if (req.target.includes('plot')) await held;
+        return { status: 200, encoded: { chunks: [body], bytes: body.length } };
+      },
+      line: async () => [], stop: async () => undefined, exited: new Promise(() => undefined),
+      yieldCpu: (long) => calls.push(long),
+    };
+    const orgs = new OrgWorkers({ root: '/nowhere', appVersion: 't', log: silentLogger(), idleMs: 60_000, startWorker: async () => worker });
+    try {
+      await orgs.http('acme', { method: 'GET', target: '/api/v1/state', body: new Uint8Array() });
+      const plot = orgs.http('acme', { method: 'POST', target: '/api/v1/plot', body: new Uint8Array() });
+      await sleep(LONG_REQUEST_MS + 300);
+      expect(calls).toEqual([true]);
+      // short requests beside it change nothing
+      await orgs.http('acme', { method: 'GET', target: '/api/v1/state', body: new Uint8Array() });
+      expect(calls).toEqual([true]);
+      release();
+      await plot;
+      expect(calls).toEqual([true, false]);
     } finally {
       await orgs.close();
     }
