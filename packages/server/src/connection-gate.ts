@@ -10,8 +10,13 @@
 // key, and a key verified before names its organization). Before that it counts in the total
 // only; when the total is full, a new connection takes the place of the oldest one still sending
 // its head (silent or trickling clients cannot fill the front; a real client's head arrives in
-// milliseconds), and is dropped when every connection has sent its head.
+// milliseconds), and is dropped when every connection has sent its head. In the anonymous bucket
+// (strangers to each other) a new request likewise takes the place of the oldest one still
+// sending its body; in an organization's bucket the ninth is dropped, as the spec's.
 import type { Socket } from 'node:net';
+
+/** The bucket of requests without a credential, or with a key not yet verified. */
+export const ANONYMOUS_BUCKET = 'anonymous';
 
 export interface GateOptions {
   /** Connections in all (beyond it: see `evictHeads`). */
@@ -20,6 +25,12 @@ export interface GateOptions {
   perBucket: number;
   /** True: a connection arriving at a full gate closes the oldest one still sending its head. */
   evictHeads: boolean;
+  /**
+   * A bucket of strangers (no credential, keys not yet verified): when it is full, a new request
+   * takes the place of its oldest connection still sending its body, so no one holds it with
+   * trickling bodies against everyone else.
+   */
+  openBucket?: string;
 }
 
 export interface GateTicket {
@@ -28,6 +39,8 @@ export interface GateTicket {
   bucket: string | null;
   /** Set when the connection has sent its head (from then on it is never evicted). */
   headDone: boolean;
+  /** Set when the whole request has arrived (from then on it is never evicted). */
+  requestDone: boolean;
 }
 
 export class ConnectionGate {
@@ -54,7 +67,7 @@ export class ConnectionGate {
       this.release(oldest);
       oldest.socket.destroy();
     }
-    const t: GateTicket = { socket, bucket: null, headDone: false };
+    const t: GateTicket = { socket, bucket: null, headDone: false, requestDone: false };
     this.open.add(t);
     return t;
   }
@@ -63,9 +76,13 @@ export class ConnectionGate {
   admit(t: GateTicket, bucket: string): boolean {
     t.headDone = true;
     if (!this.open.has(t)) return true;
-    const n = this.buckets.get(bucket) ?? 0;
-    if (n >= this.options.perBucket) return false;
-    this.buckets.set(bucket, n + 1);
+    if ((this.buckets.get(bucket) ?? 0) >= this.options.perBucket) {
+      const trickling = bucket === this.options.openBucket ? this.oldestReading(bucket) : undefined;
+      if (!trickling) return false;
+      this.release(trickling);
+      trickling.socket.destroy();
+    }
+    this.buckets.set(bucket, (this.buckets.get(bucket) ?? 0) + 1);
     t.bucket = bucket;
     return true;
   }
@@ -78,6 +95,16 @@ export class ConnectionGate {
       if (n > 0) this.buckets.set(t.bucket, n);
       else this.buckets.delete(t.bucket);
     }
+  }
+
+  /** The whole request has arrived: the connection is no longer evicted as a trickler. */
+  requestRead(t: GateTicket): void {
+    t.requestDone = true;
+  }
+
+  private oldestReading(bucket: string): GateTicket | undefined {
+    for (const t of this.open) if (t.bucket === bucket && !t.requestDone) return t;
+    return undefined;
   }
 
   private oldestInHead(): GateTicket | undefined {

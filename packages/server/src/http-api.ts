@@ -12,6 +12,7 @@ import {
   type ProtocolResponse,
 } from '@linework/engine';
 import type { TokenCheck } from './auth.js';
+import { ANONYMOUS_BUCKET } from './connection-gate.js';
 import { REUSABLE_ANSWERS, looksLikeApiKey, rateLimitHeaders, type HostedAccess } from './hosted.js';
 import type { HttpReply, RawRequest } from './http-wire.js';
 import { buildOpenApi } from './openapi.js';
@@ -137,7 +138,7 @@ export class HttpApi {
     if (this.auth.matchesBearer(header)) return 'token';
     const key = header?.startsWith('Bearer ') ? header.slice(7) : undefined;
     const org = this.options.hosted && looksLikeApiKey(key) ? this.options.hosted.orgOfKey(key) : undefined;
-    return org === undefined ? 'anonymous' : `org:${org}`;
+    return org === undefined ? ANONYMOUS_BUCKET : `org:${org}`;
   }
 
   /**

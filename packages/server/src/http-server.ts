@@ -5,7 +5,7 @@ import type { DispatcherApi } from '@linework/engine';
 import { TokenCheck } from './auth.js';
 import { LIMITS } from './config.js';
 import { HttpApi } from './http-api.js';
-import { ConnectionGate } from './connection-gate.js';
+import { ANONYMOUS_BUCKET, ConnectionGate } from './connection-gate.js';
 import { IdleSweeper, serveConnection } from './http-wire.js';
 import type { Logger } from './logger.js';
 import { silentLogger } from './logger.js';
@@ -75,7 +75,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   // while it waits for the client to close its side ("until one finishes").
   const shared = options.gate;
   const gate = new ConnectionGate(shared
-    ? { total: shared.total, perBucket: shared.perBucket, evictHeads: true }
+    ? { total: shared.total, perBucket: shared.perBucket, evictHeads: true, openBucket: ANONYMOUS_BUCKET }
     : { total: maxConnections, perBucket: maxConnections, evictHeads: false });
   const bucketOf = shared?.bucketOf ?? (() => 'all');
   const server = createServer({ allowHalfOpen: true, noDelay: true }, (socket) => {
@@ -99,6 +99,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
         log.debug({ bucket: bucket.startsWith('org:') ? 'an organization' : bucket }, 'connection dropped: its bucket holds its share of connections');
         return false;
       },
+      onRequest: () => gate.requestRead(ticket),
       onAnswered: release,
     });
   });

@@ -53,6 +53,8 @@ export interface WireOptions {
    * connection without a response (its bucket of connections is full, connection-gate.ts).
    */
   onHead?: (head: { method: string; target: string; headers: Record<string, string> }) => boolean;
+  /** Called when the whole request has arrived (it goes to the handler). */
+  onRequest?: () => void;
   /** Called when the whole answer has been handed to the system (the connection stops counting). */
   onAnswered?: () => void;
 }
@@ -383,6 +385,7 @@ export function serveConnection(socket: Socket, handler: RequestHandler, opts: W
 
   const dispatch = (body: Buffer, bodyTooLarge: boolean): void => {
     phase = 'handling';
+    opts.onRequest?.();
     // read whole: from here on only the idle limit applies (the dispatcher's time does not count)
     watch.deadline = Infinity;
     bodyParts = [];

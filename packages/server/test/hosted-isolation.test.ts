@@ -236,6 +236,27 @@ describe('each organization in a worker of its own', () => {
     await until(async () => (await acme.get('/api/v1/ready')).status === 200, 10_000);
   }, 60_000);
 
+  it('strangers trickling bodies (keys never verified) do not keep a new key\'s first request out', async () => {
+    // a key made now: the front has never seen it verified, so its first request is anonymous
+    const fresh = (await keys.createKey(tokens.beta, { name: 'fresh', permissions: ['*'] })).rawKey;
+    const held: Socket[] = [];
+    for (let i = 0; i < 8; i++) {
+      const sock = connect(port, '127.0.0.1');
+      sock.on('error', () => undefined);
+      await once(sock, 'connect');
+      const unknown = `lwk_${String(i).padStart(48, '0')}`;
+      sock.write(`POST /api/v1/entities HTTP/1.1\r\nAuthorization: Bearer ${unknown}\r\nContent-Length: 1000\r\n\r\n{`);
+      held.push(sock);
+    }
+    try {
+      await sleep(300);
+      const r = await client(port, fresh).get('/api/v1/state');
+      expect(r.status, r.text).toBe(200);
+    } finally {
+      for (const s of held) s.destroy();
+    }
+  }, 60_000);
+
   it('silent connections beyond the front\'s total give their places to new ones: the other organization is answered', async () => {
     const beta = client(port, k.beta);
     const silent: Socket[] = [];

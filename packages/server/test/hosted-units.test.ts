@@ -330,6 +330,21 @@ describe('ConnectionGate', () => {
     expect(gate.admit(again, 'org:a')).toBe(true);
   });
 
+  it('in the anonymous bucket a new request takes the place of the oldest one still sending its body', () => {
+    const gate = new ConnectionGate({ total: 20, perBucket: 2, evictHeads: true, openBucket: 'anonymous' });
+    const s = [sock(), sock(), sock(), sock(), sock()];
+    const t = s.map((x) => gate.accept(x)!);
+    expect(gate.admit(t[0]!, 'anonymous')).toBe(true);
+    expect(gate.admit(t[1]!, 'anonymous')).toBe(true);
+    gate.requestRead(t[0]!); // whole: never evicted
+    expect(gate.admit(t[2]!, 'anonymous')).toBe(true);
+    expect(s.map((x) => x.destroyed)).toEqual([false, true, false, false, false]);
+    gate.requestRead(t[2]!);
+    // both whole now: the next one is dropped; an organization's bucket never evicts
+    expect(gate.admit(t[3]!, 'anonymous')).toBe(false);
+    expect(gate.held('anonymous')).toBe(2);
+  });
+
   it('a full gate closes the oldest connection still sending its head, never one that sent it', () => {
     const gate = new ConnectionGate({ total: 3, perBucket: 3, evictHeads: true });
     const s = [sock(), sock(), sock()];
