@@ -34,7 +34,13 @@ export interface TransportConfig {
   orgHeapMb?: number;
   orgCheckpointMs?: number;
   orgNice?: number;
+  /** Hosted mode's connections (connection-gate.ts): in all, and per organization (or other bucket). */
+  hostedConnections: number;
+  bucketConnections: number;
 }
+
+/** Hosted mode: the front's connections in all (LINEWORK_HTTP_CONNECTIONS). */
+export const HOSTED_CONNECTIONS = 64;
 
 /**
  * Reads the tunable settings. `LINEWORK_IDLE_MS`, `LINEWORK_HEAD_DEADLINE_MS` and
@@ -45,7 +51,9 @@ export interface TransportConfig {
  * organizations' sessions in the server's own process (no isolation: for measuring and debugging);
  * `LINEWORK_ORG_HEAP_MB` and `LINEWORK_ORG_CHECKPOINT_MS` replace a worker's heap limit (2048 MB)
  * and the delay of its session's save after a change (2 s); `LINEWORK_ORG_NICE` (0 to 19) the
- * workers' scheduling priority (10).
+ * workers' scheduling priority (10). In hosted mode, `LINEWORK_ORG_CONNECTIONS` replaces the
+ * connections each organization (and the session token, and anonymous clients, each as one) may
+ * hold at once (the spec's 8), and `LINEWORK_HTTP_CONNECTIONS` the front's connections in all (64).
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): TransportConfig {
   return {
@@ -58,6 +66,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): TransportConfi
     orgHeapMb: positiveInt(env.LINEWORK_ORG_HEAP_MB),
     orgCheckpointMs: positiveInt(env.LINEWORK_ORG_CHECKPOINT_MS),
     orgNice: niceValue(env.LINEWORK_ORG_NICE),
+    hostedConnections: positiveInt(env.LINEWORK_HTTP_CONNECTIONS) ?? HOSTED_CONNECTIONS,
+    bucketConnections: positiveInt(env.LINEWORK_ORG_CONNECTIONS) ?? LIMITS.maxConnections,
   };
 }
 

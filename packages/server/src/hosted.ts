@@ -3,6 +3,7 @@
 // is verified for the permissions the op declares (every request, no cache), and the request runs
 // in the session of the key's organization (org-sessions.ts). Failures are typed denials; each
 // transport words them in its own framing, and status.ts gives their HTTP statuses.
+import { createHash } from 'node:crypto';
 import type { Permission } from '@linework/engine';
 import { KeyVerifier, type RateLimitState, type Verification } from './key-verifier.js';
 import type { Logger } from './logger.js';
@@ -10,6 +11,13 @@ import type { OrgHosts } from './org-workers.js';
 
 /** The prefix of the key service's raw keys (DECISIONS.md: `lwk_` + 48 hex). */
 export const API_KEY_PREFIX = 'lwk_';
+
+/**
+ * Ops whose answer depends only on the session's identity and active document, never on a
+ * request's fields: the front gives an organization the answer its worker gave last, without the
+ * hop, while no other request has reached that session since (org-workers.ts).
+ */
+export const REUSABLE_ANSWERS: ReadonlySet<string> = new Set(['ready', 'capabilities']);
 
 /** Why a keyed request is not run: `code` is the failure code of the envelope. */
 export interface AccessDenial {
@@ -28,7 +36,18 @@ export function looksLikeApiKey(credential: unknown): credential is string {
   return typeof credential === 'string' && credential.startsWith(API_KEY_PREFIX) && credential.length <= 256;
 }
 
+/** Keys whose organization the front remembers for sharing out connections. */
+const KEY_ORGS_KEPT = 10_000;
+
+/** What the front keeps of a key: a digest, never the key. */
+function keyDigest(key: string): string {
+  return createHash('sha256').update(key).digest('base64');
+}
+
 export class HostedAccess {
+  /** Digest of a key verified before -> its organization. */
+  private readonly keyOrgs = new Map<string, string>();
+
   constructor(
     readonly verifier: KeyVerifier,
     readonly orgs: OrgHosts,
@@ -41,8 +60,28 @@ export class HostedAccess {
    */
   async check(key: string, needs: readonly Permission[], what: string): Promise<KeyAdmission> {
     const v = await this.verifier.verify(key, needs);
-    if (v.kind === 'valid') return { ok: true, orgId: v.organizationId, ...(v.ratelimit ? { ratelimit: v.ratelimit } : {}) };
+    if (v.kind === 'valid') {
+      this.remember(key, v.organizationId);
+      return { ok: true, orgId: v.organizationId, ...(v.ratelimit ? { ratelimit: v.ratelimit } : {}) };
+    }
     return { ok: false, denial: this.denial(v, needs, what) };
+  }
+
+  /**
+   * The organization a key was verified for before, or undefined: names the bucket of connections
+   * a request holds while it is read (connection-gate.ts). Only a bucket: every request is still
+   * verified, and a key revoked since then is refused as ever.
+   */
+  orgOfKey(key: string): string | undefined {
+    return this.keyOrgs.get(keyDigest(key));
+  }
+
+  private remember(key: string, orgId: string): void {
+    const d = keyDigest(key);
+    if (this.keyOrgs.get(d) === orgId) return;
+    // bounded: past the bound the oldest keys are forgotten (they count as anonymous until verified again)
+    if (this.keyOrgs.size >= KEY_ORGS_KEPT) this.keyOrgs.delete(this.keyOrgs.keys().next().value!);
+    this.keyOrgs.set(d, orgId);
   }
 
   private denial(v: Exclude<Verification, { kind: 'valid' }>, needs: readonly Permission[], what: string): AccessDenial {

@@ -12,7 +12,8 @@ import {
   type ProtocolResponse,
 } from '@linework/engine';
 import type { TokenCheck } from './auth.js';
-import { looksLikeApiKey, rateLimitHeaders, type HostedAccess } from './hosted.js';
+import { ANONYMOUS_BUCKET } from './connection-gate.js';
+import { REUSABLE_ANSWERS, looksLikeApiKey, rateLimitHeaders, type HostedAccess } from './hosted.js';
 import type { HttpReply, RawRequest } from './http-wire.js';
 import { buildOpenApi } from './openapi.js';
 import { Router, WRAPPER_OPS, isRouteMethod, parseTarget } from './routes.js';
@@ -123,7 +124,21 @@ export class HttpApi {
     // 404, 405 and GET /openapi run no op: they need no organization's session.
     if (!op) return withLimits(await this.execute(plan, this.local, req.signal));
     // The request runs where the organization's session lives (its worker); the answer comes back encoded.
-    return withLimits({ reply: await hosted.orgs.http(admission.orgId, { method: req.method, target: req.target, body: req.body }), op: op.name });
+    const reusable = REUSABLE_ANSWERS.has(op.name);
+    return withLimits({ reply: await hosted.orgs.http(admission.orgId, { method: req.method, target: req.target, body: req.body }, { reusable }), op: op.name });
+  }
+
+  /**
+   * The bucket of connections a request holds while it is read and run (connection-gate.ts): its
+   * organization when its API key was verified before, `token` for the session token, otherwise
+   * `anonymous` (no credential, or a key not yet known).
+   */
+  bucketOf(headers: Record<string, string>): string {
+    const header = headers.authorization;
+    if (this.auth.matchesBearer(header)) return 'token';
+    const key = header?.startsWith('Bearer ') ? header.slice(7) : undefined;
+    const org = this.options.hosted && looksLikeApiKey(key) ? this.options.hosted.orgOfKey(key) : undefined;
+    return org === undefined ? ANONYMOUS_BUCKET : `org:${org}`;
   }
 
   /**

@@ -5,6 +5,7 @@ import type { DispatcherApi } from '@linework/engine';
 import { TokenCheck } from './auth.js';
 import { LIMITS } from './config.js';
 import { HttpApi } from './http-api.js';
+import { ANONYMOUS_BUCKET, ConnectionGate } from './connection-gate.js';
 import { IdleSweeper, serveConnection } from './http-wire.js';
 import type { Logger } from './logger.js';
 import { silentLogger } from './logger.js';
@@ -34,6 +35,12 @@ export interface HttpServerOptions {
   headDeadlineMs?: number;
   bodyDeadlineMs?: number;
   maxConnections?: number;
+  /**
+   * Connections shared out per bucket (hosted mode: each organization, the session token,
+   * anonymous), `bucketOf` naming a request's bucket from its head. Default: the spec's rule,
+   * `maxConnections` in one bucket.
+   */
+  gate?: { total: number; perBucket: number; bucketOf: (headers: Record<string, string>) => string };
   logger?: Logger;
   /** The HTTP surface to serve (shared with the editor's port); default: one made here. */
   httpApi?: HttpApi;
@@ -66,28 +73,34 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   // Connections still being served (not yet answered). A connection beyond the limit is closed at
   // once, without a response. A connection stops counting when its response is written, even
   // while it waits for the client to close its side ("until one finishes").
-  let active = 0;
+  const shared = options.gate;
+  const gate = new ConnectionGate(shared
+    ? { total: shared.total, perBucket: shared.perBucket, evictHeads: true, openBucket: ANONYMOUS_BUCKET }
+    : { total: maxConnections, perBucket: maxConnections, evictHeads: false });
+  const bucketOf = shared?.bucketOf ?? (() => 'all');
   const server = createServer({ allowHalfOpen: true, noDelay: true }, (socket) => {
-    if (active >= maxConnections) {
+    const ticket = gate.accept(socket);
+    if (!ticket) {
       socket.destroy();
       log.debug('connection dropped: too many simultaneous connections');
       return;
     }
-    active++;
-    let counted = true;
-    const release = (): void => {
-      if (counted) {
-        counted = false;
-        active--;
-      }
-    };
-    socket.once('finish', release);
+    const release = (): void => gate.release(ticket);
     socket.once('close', release);
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
     serveConnection(socket, handler, {
       idle, headDeadlineMs: options.headDeadlineMs, bodyDeadlineMs: options.bodyDeadlineMs,
       onError: (err) => log.error({ err }, 'http handler failed'),
+      onHead: (head) => {
+        const bucket = bucketOf(head.headers);
+        if (gate.admit(ticket, bucket)) return true;
+        release();
+        log.debug({ bucket: bucket.startsWith('org:') ? 'an organization' : bucket }, 'connection dropped: its bucket holds its share of connections');
+        return false;
+      },
+      onRequest: () => gate.requestRead(ticket),
+      onAnswered: release,
     });
   });
   const port = await listenLoopback(server, options.port);

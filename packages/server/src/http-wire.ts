@@ -48,6 +48,15 @@ export interface WireOptions {
   bodyDeadlineMs?: number;
   /** Called for failures of the handler itself (the handler should not throw). */
   onError?: (err: unknown) => void;
+  /**
+   * Called once a well-formed head has arrived, before the body is read: false drops the
+   * connection without a response (its bucket of connections is full, connection-gate.ts).
+   */
+  onHead?: (head: { method: string; target: string; headers: Record<string, string> }) => boolean;
+  /** Called when the whole request has arrived (it goes to the handler). */
+  onRequest?: () => void;
+  /** Called when the whole answer has been handed to the system (the connection stops counting). */
+  onAnswered?: () => void;
 }
 
 interface Watched {
@@ -360,6 +369,10 @@ export function serveConnection(socket: Socket, handler: RequestHandler, opts: W
         watch.lastActive = opts.idle.now();
       }
     }
+    // Handed to the system: the connection no longer holds a place, even while the client has
+    // yet to close its side (a client that saw the answer may open its next connection at once).
+    if (socket.writableLength === 0) opts.onAnswered?.();
+    else socket.once('finish', () => opts.onAnswered?.());
     if (halfClose) {
       // Half-close: the rest of what the client sends is read and dropped; the connection ends
       // when the client closes or the idle limit passes.
@@ -372,6 +385,7 @@ export function serveConnection(socket: Socket, handler: RequestHandler, opts: W
 
   const dispatch = (body: Buffer, bodyTooLarge: boolean): void => {
     phase = 'handling';
+    opts.onRequest?.();
     // read whole: from here on only the idle limit applies (the dispatcher's time does not count)
     watch.deadline = Infinity;
     bodyParts = [];
@@ -424,6 +438,11 @@ export function serveConnection(socket: Socket, handler: RequestHandler, opts: W
     method = m[1]!;
     target = m[2]!;
     headers = parseHeaderLines(headerLines);
+    if (opts.onHead && !opts.onHead({ method, target, headers })) {
+      phase = 'done';
+      socket.destroy();
+      return;
+    }
     const declared = contentLength(headers['content-length']);
     if (declared > LIMITS.maxBodyBytes) {
       // Above the limit: the body counts as empty and whatever arrives is dropped unread.

@@ -1,24 +1,18 @@
-// The messages between the front of the hosted server and an organization's worker, and the one
-// interface through which the front reaches a worker. Everything that crosses is plain data
-// (strings, numbers, byte arrays): the same messages framed on a TCP connection would reach a
-// worker on another machine (docs/server.md, "Several machines").
+// The one interface through which the front reaches an organization's worker. What crosses is
+// plain data (a request's method, target and body bytes; an answer's status, headers and JSON
+// bytes) in the frames of org-frames.ts, which run on any byte stream: today a socket pair to a
+// child process, next a TCP connection to a worker on another machine (docs/server.md, "Several
+// machines").
 import type { ProtocolRequest } from '@linework/engine';
 import type { OrgHttpReply, OrgHttpRequest } from './org-runner.js';
 
-/** Front -> worker. */
-export type ToWorker =
-  | { t: 'init'; orgId: string; root: string; appVersion: string; checkpointMs: number }
-  | { t: 'http'; id: number; req: OrgHttpRequest }
-  | { t: 'line'; id: number; req: ProtocolRequest }
-  /** Save the session and end. */
-  | { t: 'stop' };
-
-/** Worker -> front. */
-export type FromWorker =
-  | { t: 'ready'; pid: number }
-  | { t: 'http'; id: number; reply: OrgHttpReply }
-  | { t: 'line'; id: number; chunks: Uint8Array[] }
-  | { t: 'failed'; id: number; message: string };
+/** What the front sends first: the worker holds this organization's session. */
+export interface WorkerInit {
+  orgId: string;
+  root: string;
+  appVersion: string;
+  checkpointMs: number;
+}
 
 /** How a worker ended: `expected` when the front asked it to stop. */
 export interface WorkerExit {
@@ -41,6 +35,12 @@ export interface OrgWorker {
   /** Saves the session and ends the worker (killed if it does not end within the grace time). */
   stop(): Promise<void>;
   readonly exited: Promise<WorkerExit>;
+  /**
+   * Lowers the worker's scheduling priority while it runs a long request (`true`), and gives it
+   * back (`false`): other organizations' short requests come first when the cores are short. A
+   * worker on another host may ignore it (its host has its own cores).
+   */
+  yieldCpu?(long: boolean): void;
 }
 
 /** The worker ended before it answered. */

@@ -3,21 +3,28 @@
 // request, stopped (and saved) when idle, and started again, its session restored from what was
 // saved, when it died. The front only passes requests on and copies the encoded answers back, so
 // one organization's slow or huge request neither delays nor endangers another's.
-import { fork, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { Socket } from 'node:net';
 import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { ProtocolRequest } from '@linework/engine';
 import type { HttpReply } from './http-wire.js';
 import type { Logger } from './logger.js';
 import { orgFolderName } from './org-folder.js';
-import { WorkerGone, type FromWorker, type OrgWorker, type ToWorker, type WorkerExit } from './org-link.js';
+import { FRAME, FrameReader, encodeFrame, frameMeta, type Frame, type FrameKind } from './org-frames.js';
+import { WorkerGone, type OrgWorker, type WorkerExit, type WorkerInit } from './org-link.js';
 import { OrgRunner, type OrgHttpReply, type OrgHttpRequest } from './org-runner.js';
 import { encodeLine } from './jsonl.js';
 import { statusForCode } from './status.js';
 
 /** What the transports need of the organizations' sessions. */
 export interface OrgHosts {
-  http(orgId: string, req: OrgHttpRequest): Promise<HttpReply>;
+  /**
+   * An HTTP request of the organization. `reusable`: its answer depends only on the session's
+   * identity and active document (GET /ready, /capabilities), so the answer the worker gave last
+   * may be given again while no other request has reached the session since.
+   */
+  http(orgId: string, req: OrgHttpRequest, opts?: { reusable?: boolean }): Promise<HttpReply>;
   /** A TCP request: its answer line, encoded. */
   line(orgId: string, req: ProtocolRequest): Promise<Buffer[]>;
   /** Organizations with a session running (for tests and logs). */
@@ -31,6 +38,12 @@ export const ORG_HEAP_MB = 2048;
 export const ORG_CHECKPOINT_MS = 2000;
 /** A worker's nice value: drawing work yields to routing and key checks (LINEWORK_ORG_NICE). */
 export const ORG_NICE = 10;
+/** A request running this long makes its worker yield the CPU (nice 19) until it ends. */
+export const LONG_REQUEST_MS = 1000;
+/** The nice value of a worker running a long request. */
+const LONG_NICE = 19;
+/** Reusable answers kept per organization (distinct method and target). */
+const KEPT_ANSWERS = 8;
 /** How long a stopping worker may take to save before it is killed. */
 const STOP_GRACE_MS = 60_000;
 /** How long a new worker may take to be ready. */
@@ -61,6 +74,17 @@ interface Entry {
   inFlight: number;
   lastUsed: number;
   stopping: Promise<void> | null;
+  /** Answers of reusable requests by method and target, valid while `changes` stays the same. */
+  kept: Map<string, OrgHttpReply>;
+  /** Requests sent to the session that may change what a reusable answer says. */
+  changes: number;
+  /** Requests in flight past LONG_REQUEST_MS (the worker yields the CPU while there are any). */
+  long: number;
+}
+
+/** The reply as the wire writes it; the chunk array is copied, for the wire empties it as it writes. */
+function asHttpReply(r: OrgHttpReply): HttpReply {
+  return { status: r.status, body: null, encoded: { chunks: [...r.encoded.chunks], bytes: r.encoded.bytes }, ...(r.headers ? { headers: r.headers } : {}) };
 }
 
 export class OrgWorkers implements OrgHosts {
@@ -77,23 +101,50 @@ export class OrgWorkers implements OrgHosts {
     return [...this.live.keys()];
   }
 
-  async http(orgId: string, req: OrgHttpRequest): Promise<HttpReply> {
-    const r = await this.run(orgId, (w) => w.http(req));
+  async http(orgId: string, req: OrgHttpRequest, opts: { reusable?: boolean } = {}): Promise<HttpReply> {
+    const what = `${req.method} ${req.target}`;
+    if (opts.reusable) {
+      // Readiness and capabilities without the hop: the worker's own last answer, while nothing
+      // that could change it has been sent to the session since.
+      const entry = this.live.get(orgId);
+      const kept = entry && !entry.stopping ? entry.kept.get(what) : undefined;
+      if (kept) {
+        entry!.lastUsed = Date.now();
+        return asHttpReply(kept);
+      }
+    }
+    const r = await this.run(orgId, async (w, entry) => {
+      if (!opts.reusable) {
+        entry.changes++;
+        entry.kept.clear();
+        return w.http(req);
+      }
+      const changes = entry.changes;
+      const reply = await w.http(req);
+      // a few targets at most: /ready?x=1, ?x=2 ... must not grow the front's memory
+      const room = entry.kept.size < KEPT_ANSWERS || entry.kept.has(what);
+      if (reply.status === 200 && room && entry.changes === changes && this.live.get(orgId) === entry) entry.kept.set(what, { ...reply, encoded: { chunks: [...reply.encoded.chunks], bytes: reply.encoded.bytes } });
+      return reply;
+    });
     if (typeof r === 'string') {
       const status = statusForCode(r);
       return { status, body: { ok: false, code: r, error: r === 'session_restarting' ? restarting() : unavailable, http_status: status } };
     }
-    return { status: r.status, body: null, encoded: r.encoded, ...(r.headers ? { headers: r.headers } : {}) };
+    return asHttpReply(r);
   }
 
   async line(orgId: string, req: ProtocolRequest): Promise<Buffer[]> {
-    const r = await this.run(orgId, (w) => w.line(req));
+    const r = await this.run(orgId, (w, entry) => {
+      entry.changes++;
+      entry.kept.clear();
+      return w.line(req);
+    });
     if (typeof r !== 'string') return r;
     return encodeLine({ ok: false, code: r, error: r === 'session_restarting' ? restarting() : unavailable, ...(typeof req.request_id === 'string' && req.request_id ? { request_id: req.request_id } : {}) });
   }
 
   /** Runs `fn` on the organization's worker (started when it has none); a failure is its code. */
-  private async run<T>(orgId: string, fn: (w: OrgWorker) => Promise<T>, again = true): Promise<T | 'session_restarting' | 'session_unavailable'> {
+  private async run<T>(orgId: string, fn: (w: OrgWorker, entry: Entry) => Promise<T>, again = true): Promise<T | 'session_restarting' | 'session_unavailable'> {
     if (this.closed) return 'session_unavailable';
     let entry: Entry;
     for (;;) {
@@ -113,8 +164,16 @@ export class OrgWorkers implements OrgHosts {
       } catch {
         return 'session_unavailable';
       }
+      // A long request (a heavy plot) runs on at a lower priority: on a machine whose cores are
+      // short, the other organizations' short requests come first.
+      let long = false;
+      const timer = worker.yieldCpu ? setTimeout(() => {
+        long = true;
+        if (entry.long++ === 0) worker.yieldCpu!(true);
+      }, LONG_REQUEST_MS) : null;
+      timer?.unref();
       try {
-        return await fn(worker);
+        return await fn(worker, entry);
       } catch (err) {
         if (!(err instanceof WorkerGone)) throw err;
         // Sent to a worker that had died unnoticed: it never ran, so a new worker may run it.
@@ -124,6 +183,9 @@ export class OrgWorkers implements OrgHosts {
           return this.run(orgId, fn, false);
         }
         return 'session_restarting';
+      } finally {
+        if (timer) clearTimeout(timer);
+        if (long && --entry.long === 0) worker.yieldCpu!(false);
       }
     } finally {
       entry.inFlight--;
@@ -133,7 +195,7 @@ export class OrgWorkers implements OrgHosts {
 
   private start(orgId: string): Entry {
     const started = (this.options.startWorker ?? ((id) => startChildWorker(id, this.options)))(orgId);
-    const entry: Entry = { worker: started, inFlight: 0, lastUsed: Date.now(), stopping: null };
+    const entry: Entry = { worker: started, inFlight: 0, lastUsed: Date.now(), stopping: null, kept: new Map(), changes: 0, long: 0 };
     this.live.set(orgId, entry);
     const org = orgFolderName(orgId);
     started.then(
@@ -181,13 +243,14 @@ export class OrgWorkers implements OrgHosts {
   }
 }
 
-/** A worker as a child process of this one, reached through its IPC channel. */
+/** A worker as a child process of this one, reached through a socket pair on its fd 3. */
 export function startChildWorker(orgId: string, options: Pick<OrgWorkersOptions, 'root' | 'appVersion' | 'heapMb' | 'checkpointMs' | 'nice'>): Promise<OrgWorker> {
-  const child = fork(WORKER_FILE, [orgFolderName(orgId)], {
-    execArgv: [`--max-old-space-size=${options.heapMb ?? ORG_HEAP_MB}`],
-    serialization: 'advanced',
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
+  const child = spawn(process.execPath, [
+    // A front profiled with --cpu-prof profiles its workers too (bench/hosted/isolation.ts --profile).
+    ...process.execArgv.filter((a) => a.startsWith('--cpu-prof')),
+    `--max-old-space-size=${options.heapMb ?? ORG_HEAP_MB}`,
+    WORKER_FILE, orgFolderName(orgId),
+  ], { stdio: ['ignore', 'ignore', 'inherit', 'pipe'] });
   // Drawing work yields to the routing and key checks of every organization: the front (and a key
   // service on the same machine) run at the normal priority, workers a step below.
   if (child.pid !== undefined) {
@@ -197,113 +260,133 @@ export function startChildWorker(orgId: string, options: Pick<OrgWorkersOptions,
       // not permitted here: the worker runs at the front's priority
     }
   }
-  return ChildWorker.attach(child, orgId, options);
+  return ChildWorker.attach(child, orgId, options, options.nice ?? ORG_NICE);
 }
+
+type Waiting = { resolve: (f: Frame) => void; reject: (e: Error) => void };
 
 class ChildWorker implements OrgWorker {
   readonly where: string;
   readonly exited: Promise<WorkerExit>;
-  private readonly pending = new Map<number, { resolve: (m: FromWorker) => void; reject: (e: Error) => void }>();
+  private readonly pending = new Map<number, Waiting>();
+  private readonly channel: Socket;
   private serial = 0;
   private stopAsked = false;
   private exit: WorkerExit | null = null;
 
-  private constructor(private readonly child: ChildProcess, readonly orgId: string) {
+  private constructor(private readonly child: ChildProcess, readonly orgId: string, private readonly nice: number) {
     this.where = `pid ${child.pid}`;
+    this.channel = child.stdio[3] as Socket;
     this.exited = new Promise((resolve) => {
       child.once('exit', (code, signal) => {
         this.exit = { expected: this.stopAsked, code, signal };
         for (const p of this.pending.values()) p.reject(new WorkerGone(this.exit));
         this.pending.clear();
+        this.channel.destroy();
         resolve(this.exit);
       });
     });
-    child.on('message', (m: FromWorker) => {
-      if (m.t === 'ready') return;
-      const p = this.pending.get(m.id);
-      if (!p) return;
-      this.pending.delete(m.id);
-      p.resolve(m);
+    const reader = new FrameReader();
+    this.channel.on('data', (chunk: Buffer) => {
+      let frames: Frame[];
+      try {
+        frames = reader.push(chunk);
+      } catch {
+        // a worker that breaks the framing cannot be trusted with more requests
+        child.kill('SIGKILL');
+        return;
+      }
+      for (const f of frames) {
+        const p = this.pending.get(f.id);
+        if (!p) continue;
+        this.pending.delete(f.id);
+        p.resolve(f);
+      }
     });
     // A failed write to a channel that just closed shows up as the exit above.
+    this.channel.on('error', () => undefined);
     child.on('error', () => undefined);
   }
 
-  static attach(child: ChildProcess, orgId: string, options: Pick<OrgWorkersOptions, 'root' | 'appVersion' | 'checkpointMs'>): Promise<OrgWorker> {
-    const w = new ChildWorker(child, orgId);
+  static attach(child: ChildProcess, orgId: string, options: Pick<OrgWorkersOptions, 'root' | 'appVersion' | 'checkpointMs'>, nice: number): Promise<OrgWorker> {
+    const w = new ChildWorker(child, orgId, nice);
     return new Promise<OrgWorker>((resolve, reject) => {
       const timer = setTimeout(() => {
         child.kill('SIGKILL');
         reject(new Error(`the worker was not ready within ${START_MS} ms`));
       }, START_MS);
-      const onMessage = (m: FromWorker): void => {
-        if (m.t !== 'ready') return;
-        clearTimeout(timer);
-        child.off('message', onMessage);
-        resolve(w);
-      };
-      child.on('message', onMessage);
+      // the ready frame answers id 0
+      w.pending.set(0, {
+        resolve: () => {
+          clearTimeout(timer);
+          resolve(w);
+        },
+        reject: () => undefined,
+      });
       void w.exited.then((exit) => {
         clearTimeout(timer);
         reject(new Error(`the worker ended before it was ready (code ${exit.code}, signal ${exit.signal})`));
       });
-      w.post({ t: 'init', orgId, root: options.root, appVersion: options.appVersion, checkpointMs: options.checkpointMs ?? ORG_CHECKPOINT_MS });
+      const init: WorkerInit = { orgId, root: options.root, appVersion: options.appVersion, checkpointMs: options.checkpointMs ?? ORG_CHECKPOINT_MS };
+      w.write(encodeFrame(FRAME.init, 0, init));
     });
   }
 
-  /** Sends a message; `undelivered` runs when it could not be written (the worker is gone). */
-  private post(msg: ToWorker, undelivered?: () => void): void {
-    if (!this.child.connected) {
-      undelivered?.();
-      return;
-    }
-    this.child.send(msg, (err) => {
-      if (!err) return;
-      undelivered?.();
-      this.child.kill('SIGKILL');
-    });
+  /** Writes a frame; false when the channel is gone (the frame was not delivered). */
+  private write(frame: Buffer[]): boolean {
+    if (this.exit || this.channel.destroyed || !this.channel.writable) return false;
+    this.channel.cork();
+    for (const b of frame) this.channel.write(b);
+    this.channel.uncork();
+    return true;
   }
 
-  private ask(msg: { t: 'http'; req: OrgHttpRequest } | { t: 'line'; req: ProtocolRequest }): Promise<FromWorker> {
-    if (this.exit || !this.child.connected) return Promise.reject(new WorkerGone(this.exit, false));
-    const id = ++this.serial;
+  private ask(kind: FrameKind, meta: unknown, data: readonly Buffer[]): Promise<Frame> {
+    const id = (this.serial = (this.serial % 0xffff_fffe) + 1);
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      this.post({ ...msg, id } as ToWorker, () => {
-        if (this.pending.delete(id)) reject(new WorkerGone(this.exit, false));
-      });
+      if (!this.write(encodeFrame(kind, id, meta, data))) {
+        this.pending.delete(id);
+        reject(new WorkerGone(this.exit, false));
+      }
     });
   }
 
   async http(req: OrgHttpRequest): Promise<OrgHttpReply> {
-    const m = await this.ask({ t: 'http', req });
-    if (m.t === 'failed') throw new Error(m.message);
-    if (m.t !== 'http') throw new Error('the worker answered out of turn');
-    // Byte arrays arrive as Uint8Array: viewed as Buffers, not copied.
-    const chunks = m.reply.encoded.chunks.map(asBuffer);
-    return { ...m.reply, encoded: { chunks, bytes: m.reply.encoded.bytes } };
+    const body = Buffer.isBuffer(req.body) ? req.body : Buffer.from(req.body.buffer, req.body.byteOffset, req.body.byteLength);
+    const f = await this.ask(FRAME.http, { method: req.method, target: req.target }, body.length ? [body] : []);
+    if (f.kind === FRAME.failed) throw new Error(frameMeta<{ message: string }>(f).message);
+    if (f.kind !== FRAME.httpReply) throw new Error('the worker answered out of turn');
+    const { status, headers } = frameMeta<{ status: number; headers?: Record<string, string> }>(f);
+    return { status, ...(headers ? { headers } : {}), encoded: { chunks: f.data, bytes: f.dataBytes } };
   }
 
   async line(req: ProtocolRequest): Promise<Buffer[]> {
-    const m = await this.ask({ t: 'line', req });
-    if (m.t === 'failed') throw new Error(m.message);
-    if (m.t !== 'line') throw new Error('the worker answered out of turn');
-    return m.chunks.map(asBuffer);
+    const f = await this.ask(FRAME.line, undefined, [Buffer.from(JSON.stringify(req), 'utf8')]);
+    if (f.kind === FRAME.failed) throw new Error(frameMeta<{ message: string }>(f).message);
+    if (f.kind !== FRAME.lineReply) throw new Error('the worker answered out of turn');
+    return f.data;
+  }
+
+  yieldCpu(long: boolean): void {
+    if (this.exit || this.child.pid === undefined) return;
+    try {
+      setPriority(this.child.pid, long ? LONG_NICE : this.nice);
+    } catch {
+      // Lowering a nice value back needs a privilege the server may not have (RLIMIT_NICE): the
+      // worker then stays at 19 until it is restarted, which only matters when the cores are short.
+    }
   }
 
   async stop(): Promise<void> {
     this.stopAsked = true;
     if (!this.exit) {
-      this.post({ t: 'stop' });
+      if (!this.write(encodeFrame(FRAME.stop, 0))) this.child.kill('SIGKILL');
       const timer = setTimeout(() => this.child.kill('SIGKILL'), STOP_GRACE_MS);
       await this.exited;
       clearTimeout(timer);
     }
   }
-}
-
-function asBuffer(u: Uint8Array): Buffer {
-  return Buffer.isBuffer(u) ? u : Buffer.from(u.buffer, u.byteOffset, u.byteLength);
 }
 
 /**

@@ -124,6 +124,8 @@ export async function serve(cmd: Extract<Command, { kind: 'serve' }>, env: NodeJ
     const http = await startHttpServer({
       api, auth: auth!, port: cmd.http, idleMs: config.idleMs, httpApi: httpApi!,
       headDeadlineMs: config.headDeadlineMs, bodyDeadlineMs: config.bodyDeadlineMs, logger: log,
+      // Many organizations behind one front: each gets its own share of the connections.
+      ...(hosted ? { gate: { total: Math.max(config.hostedConnections, config.bucketConnections), perBucket: config.bucketConnections, bucketOf: (h: Record<string, string>) => httpApi!.bucketOf(h) } } : {}),
     });
     baseUrl = http.url;
     closers.push(http.close);

@@ -1,6 +1,7 @@
 // The pieces of the hosted API in process: organization folder names, the key service's answers
 // as verifications, the verifier's deadline and failures, the status of each denial, and the
-// organization sessions' start, idle release and restore.
+// organization sessions' start, idle release and restore, the frames between the front and a
+// worker, and the sharing of connections between organizations.
 import { pathScrubber } from '../src/path-scrub.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
@@ -15,6 +16,12 @@ import { OrgSessions } from '../src/org-sessions.js';
 import { rateLimitHeaders } from '../src/hosted.js';
 import { REASONS, statusForCode } from '../src/status.js';
 import { silentLogger } from '../src/logger.js';
+import { sleep } from './helpers.js';
+import type { Socket } from 'node:net';
+import { ConnectionGate } from '../src/connection-gate.js';
+import type { OrgWorker } from '../src/org-link.js';
+import { LONG_REQUEST_MS, OrgWorkers } from '../src/org-workers.js';
+import { FRAME, FrameReader, encodeFrame, frameData, frameMeta, type Frame } from '../src/org-frames.js';
 
 describe('organization folders', () => {
   it('keeps plain lower-case ids, escapes everything else one-to-one', () => {
@@ -259,5 +266,184 @@ describe('pathScrubber', () => {
     // nothing to rewrite: the very same objects come back
     const clean = { ok: true, list: [{ a: 'x' }] };
     expect(s.scrub(clean)).toBe(clean);
+  });
+});
+
+describe('the frames between the front and a worker', () => {
+  it('come out whole and in order however the stream is cut, data kept as it was sent', () => {
+    const body = Buffer.from(Array.from({ length: 70_000 }, (_, i) => i % 251));
+    const stream = Buffer.concat([
+      ...encodeFrame(FRAME.http, 7, { method: 'POST', target: '/api/v1/entities?x=ü' }, [body]),
+      ...encodeFrame(FRAME.stop, 0),
+      ...encodeFrame(FRAME.httpReply, 4_000_000_000, { status: 201, headers: { A: 'b' } }, [Buffer.from('{"ok":'), Buffer.from('true}')]),
+    ]);
+    for (const cut of [1, 5, 13, 14, 1000, stream.length]) {
+      const reader = new FrameReader();
+      const frames: Frame[] = [];
+      for (let i = 0; i < stream.length; i += cut) frames.push(...reader.push(stream.subarray(i, i + cut)));
+      expect(frames.map((f) => [f.kind, f.id])).toEqual([[FRAME.http, 7], [FRAME.stop, 0], [FRAME.httpReply, 4_000_000_000]]);
+      expect(frameMeta(frames[0]!)).toEqual({ method: 'POST', target: '/api/v1/entities?x=ü' });
+      expect(frameData(frames[0]!).equals(body)).toBe(true);
+      expect(frames[1]!.dataBytes).toBe(0);
+      expect(frameMeta(frames[2]!)).toEqual({ status: 201, headers: { A: 'b' } });
+      expect(frameData(frames[2]!).toString()).toBe('{"ok":true}');
+    }
+  });
+
+  it('refuses a frame whose meta is longer than the frame', () => {
+    const bad = Buffer.alloc(13);
+    bad.writeUInt32BE(9, 0);
+    bad.writeUInt32BE(50, 9);
+    expect(() => new FrameReader().push(bad)).toThrow(/meta/);
+  });
+});
+
+describe('ConnectionGate', () => {
+  const sock = (): Socket => {
+    const s = { destroyed: false, destroy: () => (s.destroyed = true) };
+    return s as unknown as Socket;
+  };
+
+  it('the spec\'s rule alone: the ninth is dropped until one finishes', () => {
+    const gate = new ConnectionGate({ total: 8, perBucket: 8, evictHeads: false });
+    const t = Array.from({ length: 8 }, () => gate.accept(sock())!);
+    expect(t.every(Boolean)).toBe(true);
+    expect(gate.accept(sock())).toBeNull();
+    gate.release(t[0]!);
+    gate.release(t[0]!); // twice: counted once
+    expect(gate.accept(sock())).not.toBeNull();
+    expect(gate.accept(sock())).toBeNull();
+  });
+
+  it('shares per bucket: one bucket full leaves the others their places', () => {
+    const gate = new ConnectionGate({ total: 20, perBucket: 3, evictHeads: true });
+    const a = Array.from({ length: 4 }, () => gate.accept(sock())!);
+    expect(a.slice(0, 3).every((t) => gate.admit(t, 'org:a'))).toBe(true);
+    expect(gate.admit(a[3]!, 'org:a')).toBe(false);
+    gate.release(a[3]!);
+    expect(gate.held('org:a')).toBe(3);
+    const b = gate.accept(sock())!;
+    expect(gate.admit(b, 'org:b')).toBe(true);
+    gate.release(a[0]!);
+    expect(gate.held('org:a')).toBe(2);
+    const again = gate.accept(sock())!;
+    expect(gate.admit(again, 'org:a')).toBe(true);
+  });
+
+  it('in the anonymous bucket a new request takes the place of the oldest one still sending its body', () => {
+    const gate = new ConnectionGate({ total: 20, perBucket: 2, evictHeads: true, openBucket: 'anonymous' });
+    const s = [sock(), sock(), sock(), sock(), sock()];
+    const t = s.map((x) => gate.accept(x)!);
+    expect(gate.admit(t[0]!, 'anonymous')).toBe(true);
+    expect(gate.admit(t[1]!, 'anonymous')).toBe(true);
+    gate.requestRead(t[0]!); // whole: never evicted
+    expect(gate.admit(t[2]!, 'anonymous')).toBe(true);
+    expect(s.map((x) => x.destroyed)).toEqual([false, true, false, false, false]);
+    gate.requestRead(t[2]!);
+    // both whole now: the next one is dropped; an organization's bucket never evicts
+    expect(gate.admit(t[3]!, 'anonymous')).toBe(false);
+    expect(gate.held('anonymous')).toBe(2);
+  });
+
+  it('a full gate closes the oldest connection still sending its head, never one that sent it', () => {
+    const gate = new ConnectionGate({ total: 3, perBucket: 3, evictHeads: true });
+    const s = [sock(), sock(), sock()];
+    const t = s.map((x) => gate.accept(x)!);
+    gate.admit(t[0]!, 'org:a');
+    const fourth = gate.accept(sock());
+    expect(fourth).not.toBeNull();
+    expect(s.map((x) => x.destroyed)).toEqual([false, true, false]);
+    gate.admit(t[2]!, 'anonymous');
+    gate.admit(fourth!, 'anonymous');
+    expect(gate.accept(sock())).toBeNull();
+    expect(gate.size).toBe(3);
+  });
+});
+
+describe('OrgWorkers: answers the front gives again without the hop', () => {
+  /** A stand-in worker whose answers count the requests it ran; `gate` holds an answer back. */
+  function fakeWorker() {
+    let ran = 0;
+    let hold: Promise<void> | null = null;
+    const worker: OrgWorker = {
+      orgId: 'acme',
+      where: 'test',
+      http: async (req) => {
+        const n = ++ran;
+        if (hold) await hold;
+        const body = Buffer.from(JSON.stringify({ n, target: req.target }));
+        return { status: 200, encoded: { chunks: [body], bytes: body.length } };
+      },
+      line: async () => [],
+      stop: async () => undefined,
+      exited: new Promise(() => undefined),
+    };
+    return { worker, ran: () => ran, holdWith: (p: Promise<void> | null) => (hold = p) };
+  }
+  const text = (r: { encoded?: { chunks: Buffer[] } }) => JSON.parse(Buffer.concat(r.encoded!.chunks).toString()) as { n: number };
+  const req = (target: string, method = 'GET') => ({ method, target, body: new Uint8Array() });
+
+  it('gives the last answer again until another request reaches the session', async () => {
+    const f = fakeWorker();
+    const orgs = new OrgWorkers({ root: '/nowhere', appVersion: 't', log: silentLogger(), idleMs: 60_000, startWorker: async () => f.worker });
+    try {
+      expect(text(await orgs.http('acme', req('/api/v1/ready'), { reusable: true })).n).toBe(1);
+      // the wire empties the chunk array it writes: the kept answer must not be emptied with it
+      const again = await orgs.http('acme', req('/api/v1/ready'), { reusable: true });
+      again.encoded!.chunks.length = 0;
+      expect(text(await orgs.http('acme', req('/api/v1/ready'), { reusable: true })).n).toBe(1);
+      expect(f.ran()).toBe(1);
+      await orgs.http('acme', req('/api/v1/documents', 'POST'));
+      expect(text(await orgs.http('acme', req('/api/v1/ready'), { reusable: true })).n).toBe(3);
+      // an answer that comes back after another request was sent is not kept
+      let release!: () => void;
+      f.holdWith(new Promise<void>((r) => (release = r)));
+      const slow = orgs.http('acme', req('/api/v1/capabilities'), { reusable: true });
+      f.holdWith(null);
+      const change = orgs.http('acme', req('/api/v1/entities', 'POST'));
+      release();
+      await Promise.all([slow, change]);
+      expect(text(await orgs.http('acme', req('/api/v1/capabilities'), { reusable: true })).n).toBe(6);
+      // a few targets at most are kept
+      for (let i = 0; i < 20; i++) await orgs.http('acme', req(`/api/v1/ready?x=${i}`), { reusable: true });
+      const before = f.ran();
+      for (let i = 0; i < 20; i++) await orgs.http('acme', req(`/api/v1/ready?x=${i}`), { reusable: true });
+      expect(f.ran() - before).toBeGreaterThanOrEqual(12);
+    } finally {
+      await orgs.close();
+    }
+  });
+});
+
+describe('OrgWorkers: a long request yields the CPU', () => {
+  it('lowers the worker\'s priority once a request runs past LONG_REQUEST_MS, and gives it back when it ends', async () => {
+    const calls: boolean[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const body = Buffer.from('{}');
+    const worker: OrgWorker = {
+      orgId: 'acme', where: 'test',
+      http: async (req) => {
+        if (req.target.includes('plot')) await held;
+        return { status: 200, encoded: { chunks: [body], bytes: body.length } };
+      },
+      line: async () => [], stop: async () => undefined, exited: new Promise(() => undefined),
+      yieldCpu: (long) => calls.push(long),
+    };
+    const orgs = new OrgWorkers({ root: '/nowhere', appVersion: 't', log: silentLogger(), idleMs: 60_000, startWorker: async () => worker });
+    try {
+      await orgs.http('acme', { method: 'GET', target: '/api/v1/state', body: new Uint8Array() });
+      const plot = orgs.http('acme', { method: 'POST', target: '/api/v1/plot', body: new Uint8Array() });
+      await sleep(LONG_REQUEST_MS + 300);
+      expect(calls).toEqual([true]);
+      // short requests beside it change nothing
+      await orgs.http('acme', { method: 'GET', target: '/api/v1/state', body: new Uint8Array() });
+      expect(calls).toEqual([true]);
+      release();
+      await plot;
+      expect(calls).toEqual([true, false]);
+    } finally {
+      await orgs.close();
+    }
   });
 });
