@@ -28,7 +28,6 @@ function build(tx: Transaction, e: Entity, d: DimVars, textStyle: string): DimBu
   const dp2 = pt(a.defpoint2);
   const dp3 = pt(a.defpoint3);
   const dp4 = pt(a.defpoint4);
-  const mid = pt(a.text_midpoint);
   switch (Number(a.dimtype ?? 0) & 7) {
     case 0:
     case 1: {
@@ -41,11 +40,12 @@ function build(tx: Transaction, e: Entity, d: DimVars, textStyle: string): DimBu
     case 3: {
       if (!dp || !dp4 || same(dp, dp4)) return undefined;
       const c: V = [(dp[0] + dp4[0]) / 2, (dp[1] + dp4[1]) / 2];
-      return radialDim(c, Math.hypot(dp4[0] - c[0], dp4[1] - c[1]), mid && !same(mid, c) ? mid : dp4, true, d, text, textStyle);
+      // the generator takes the direction from the centre to the point on the curve (defpoint4)
+      return radialDim(c, Math.hypot(dp4[0] - c[0], dp4[1] - c[1]), dp4, true, d, text, textStyle);
     }
     case 4: {
       if (!dp || !dp4 || same(dp, dp4)) return undefined;
-      return radialDim(dp, Math.hypot(dp4[0] - dp[0], dp4[1] - dp[1]), mid && !same(mid, dp) ? mid : dp4, false, d, text, textStyle);
+      return radialDim(dp, Math.hypot(dp4[0] - dp[0], dp4[1] - dp[1]), dp4, false, d, text, textStyle);
     }
     case 2: {
       // two lines (defpoint2-defpoint3, defpoint4-defpoint), the arc through defpoint5: measured
