@@ -1146,7 +1146,12 @@ function drawMText(ctx: Ctx, e: Entity, p: Props, m0: Mat, frameGap?: number): v
   let xa: number[];
   const dir = attr(e, 'text_direction') as number[] | undefined;
   if (Array.isArray(dir) && (Math.abs(dir[0]!) > 1e-12 || Math.abs(dir[1]!) > 1e-12 || Math.abs(dir[2] ?? 0) > 1e-12)) xa = [dir[0]!, dir[1]!, dir[2] ?? 0];
-  else {
+  else if (attr(e, 'rotation') === undefined) {
+    // neither direction nor rotation: the WCS x axis, whatever the extrusion (as AutoCAD, ezdxf's
+    // drawing add-on and LibreCAD place it; the OCS x axis of a (0, 0, -1) extrusion points the
+    // other way and put the text on the wrong side of its insert)
+    xa = [1, 0, 0];
+  } else {
     const rot = (num(e, 'rotation', 0) * Math.PI) / 180;
     const c = Math.cos(rot);
     const s = Math.sin(rot);
