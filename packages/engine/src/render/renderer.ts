@@ -1991,9 +1991,14 @@ export function renderLayout(doc: DocumentApi, opts: RenderOptions = {}): Displa
   const only = opts.handles;
   if (only && only.size * 8 < layout.block.entities.length) {
     // a few entities of a large layout: found by handle, not by walking the layout
+    // an entity owned by the layout's block record is in it (blockOf would search the layout's
+    // entity list for each one: a part of a million-entity model space took as long as the whole)
+    const record = layout.block.block.owner?.toUpperCase();
     for (const h of only) {
       const e = doc.get(h) as Entity | undefined;
-      if (e && doc.blockOf(h) === layout.block) drawEntity(ctx, e, m, null);
+      if (!e) continue;
+      const owned = record && e.owner ? e.owner.toUpperCase() === record : doc.blockOf(h) === layout.block;
+      if (owned) drawEntity(ctx, e, m, null);
     }
   } else {
     for (const e of layout.block.entities) {
