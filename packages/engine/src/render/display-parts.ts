@@ -80,8 +80,9 @@ export function planDisplayParts(store: DocStore, opts: DisplayPartsOptions = {}
     }
   }
   flush();
+  // the index holds model space's entities that have a box: when it holds them all, none is left
   const rest: string[] = [];
-  for (const e of all) if (!store.index.has(e.handle)) rest.push(e.handle);
+  if (store.index.size < all.length) for (const e of all) if (!store.index.has(e.handle)) rest.push(e.handle);
   for (let i = 0; i < rest.length; i += most) parts.push(rest.slice(i, i + most));
   return { origin: [round((x0 + x1) / 2), round((y0 + y1) / 2)], extents: [x0, y0, x1, y1], parts };
 }
