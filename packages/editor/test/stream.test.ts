@@ -72,7 +72,7 @@ describe.skipIf(!hasChromium)('a large drawing streamed in parts', () => {
     const img = decodePng(await page.screenshot({ clip: box }));
     const corners = await page.evaluate((far) => {
       const lw = (globalThis as any).linework;
-      return [[0, 0], [far, 0], [0, far], [far, far], [far / 2, far / 2]].map(([x, y]) => lw.toScreen(x, y + 3) as [number, number]);
+      return [[0, 0], [far, 0], [0, far], [far, far], [far / 2, far / 2]].map(([x, y]) => lw.toScreen(x, y! + 3) as [number, number]);
     }, (SIDE - 1) * 10 + 3);
     const bg = img.at(2, 2);
     for (const [cx, cy] of corners) {
