@@ -281,11 +281,17 @@ export function insertMatrix(e: Entity, doc?: DocumentApi): Matrix44 {
   const rot = num(a.rotation) * DEG;
   const ocs = ocsFromExtrusion(a.extrusion);
   const ins = ocsToWcs(ocs, vec3(a.insert));
-  return Matrix44.translate(-base[0], -base[1], -base[2])
-    .then(Matrix44.scale(sx, sy, sz))
-    .then(Matrix44.rotateZ(rot))
-    .then(Matrix44.fromAxes(ocs.ux, ocs.uy, ocs.uz))
-    .then(Matrix44.translate(ins[0], ins[1], ins[2]));
+  // translate(-base), scale, rotateZ, the OCS axes, translate(insert), composed by hand: every
+  // INSERT's box needs this matrix when a drawing opens (five matrices and four products each
+  // were a quarter of opening a drawing of many inserts)
+  const c = Math.cos(rot);
+  const s = Math.sin(rot);
+  const { ux, uy, uz } = ocs;
+  const lx = [sx * (c * ux[0] + s * uy[0]), sx * (c * ux[1] + s * uy[1]), sx * (c * ux[2] + s * uy[2])];
+  const ly = [sy * (c * uy[0] - s * ux[0]), sy * (c * uy[1] - s * ux[1]), sy * (c * uy[2] - s * ux[2])];
+  const lz = [sz * uz[0], sz * uz[1], sz * uz[2]];
+  const t = [0, 1, 2].map((i) => ins[i]! - (base[0] * lx[i]! + base[1] * ly[i]! + base[2] * lz[i]!));
+  return Matrix44.fromAxes(lx, ly, lz, t);
 }
 
 /** All matrices of an INSERT (one per MINSERT array cell); callers bound the cells first (expansion.ts). */
