@@ -32,6 +32,12 @@ interface Row {
   heapMb: number;
   updateMs?: number;
   updateBytes?: number;
+  /** Linework: time until every part of the display list is in and drawn. */
+  completeMs?: number;
+  /** Linework: a frame that changes the hovered entity (highlight set, drawn, waited for). */
+  hoverMs?: number;
+  /** Linework: a frame of a grip drag's preview (computed and drawn on the overlay). */
+  gripMs?: number;
   error?: string;
 }
 
@@ -107,6 +113,74 @@ async function settleBrowser(page: Page): Promise<void> {
   await new Promise((r) => setTimeout(r, 1500));
 }
 
+/**
+ * Hover and grip frames at the view's centre: the two entities nearest it are hovered in turn
+ * (the highlight set and the frame drawn and waited for, as a pick's answer does), then the first is
+ * selected by a click, one of its grips pressed and dragged with the mouse, and preview frames
+ * (the stretched entity computed and the overlay drawn, waited for with a one-pixel read) timed at
+ * moving points.
+ */
+async function hoverAndGrip(page: Page): Promise<{ hoverMs: number; gripMs: number }> {
+  const found = await page.evaluate(async () => {
+    const lw = (globalThis as any).linework;
+    const app = lw.app, v = app.view;
+    const picks: string[] = [];
+    for (const [dx, dy] of [[0, 0], [60, 0], [0, 60], [-60, 0], [0, -60], [60, 60]] as [number, number][]) {
+      const p = [v.cx + dx / v.scale, v.cy + dy / v.scale];
+      const r = await app.api.op('pick', { document_id: app.docId, point: p, aperture: 400 / v.scale });
+      const h = r.result?.handles?.[0];
+      if (h && !picks.includes(h)) picks.push(h);
+      if (picks.length === 2) break;
+    }
+    return picks;
+  });
+  if (found.length < 2) throw new Error('no entities near the view centre to hover');
+  const hover = await page.evaluate((hs) => {
+    const lw = (globalThis as any).linework;
+    const out: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      const t0 = performance.now();
+      lw.app.setHover([hs[i % 2]]);
+      lw.frameSync();
+      out.push(performance.now() - t0);
+    }
+    lw.app.setHover([]);
+    return out;
+  }, found);
+  // select the first entity, then press one of its grips and drag it
+  await page.evaluate((h) => (globalThis as any).linework.app.api.op('select', { document_id: (globalThis as any).linework.app.docId, handles: [h] }), found[0]);
+  await page.waitForFunction(() => (globalThis as any).linework.grips.length > 0, null, { timeout: 60_000 });
+  const grip = await page.evaluate(() => {
+    const lw = (globalThis as any).linework;
+    const g = lw.grips[0];
+    const [sx, sy] = lw.toScreen(g.at[0], g.at[1]) as [number, number];
+    const r = document.getElementById('gl')!.getBoundingClientRect();
+    return [r.left + sx, r.top + sy];
+  });
+  await page.mouse.move(grip[0]!, grip[1]!);
+  await page.mouse.down();
+  // the button held: releasing it would drop the grip (and end the drag)
+  await page.mouse.move(grip[0]! + 12, grip[1]! + 7, { steps: 3 });
+  await page.waitForFunction(() => (globalThis as any).linework.app.preview !== null, null, { timeout: 30_000 });
+  const preview = await page.evaluate(() => {
+    const app = (globalThis as any).linework.app, v = app.view;
+    const out: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      const t0 = performance.now();
+      const to = v.toWorld(v.width / 2 + 20 * Math.cos(i / 3), v.height / 2 + 20 * Math.sin(i / 3));
+      app.overlay.bands = app.preview(to);
+      app.drawOverlay();
+      // a one-pixel read makes the canvas draw now (as readPixels does for the GL frames)
+      app.overlayCanvas.getContext('2d').getImageData(0, 0, 1, 1);
+      out.push(performance.now() - t0);
+    }
+    return out;
+  });
+  await page.keyboard.press('Escape');
+  await page.mouse.up();
+  return { hoverMs: median(hover), gripMs: median(preview) };
+}
+
 async function lineworkRun(file: string, label: string, browser: Browser, measureUpdate: boolean): Promise<Row> {
   const s: EditorServer = await startEditor(['--gui', '--root', dirname(file)], { LINEWORK_ROOT: '', LINEWORK_LOG_LEVEL: 'error' });
   const page = await browser.newPage({ viewport: VIEW });
@@ -116,14 +190,24 @@ async function lineworkRun(file: string, label: string, browser: Browser, measur
     await page.waitForFunction(() => (globalThis as any).linework?.drawn !== null && (globalThis as any).linework?.drawn !== undefined, null, { timeout: 60_000 });
     await settleBrowser(page);
     const t0 = performance.now();
-    const opened = await s.api.post('/api/v1/documents', { path: file });
-    if (opened.status !== 201) throw new Error(`open: ${opened.text}`);
-    const id = opened.json.document_id as number;
+    // fetch, not the test client: its 10 s reply timeout is shorter than a loaded machine's open
+    const opened = await fetch(`http://127.0.0.1:${s.port}/api/v1/documents`, { method: 'POST', headers: { Authorization: `Bearer ${s.token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ path: file }) });
+    const body = (await opened.json()) as { document_id?: number };
+    if (opened.status !== 201) throw new Error(`open: ${JSON.stringify(body)}`);
+    const id = body.document_id as number;
     await page.waitForFunction((want) => (globalThis as any).linework.drawn === want, id, { timeout: 600_000, polling: 10 });
     await page.evaluate(() => (globalThis as any).linework.frameSync());
     const openMs = performance.now() - t0;
+    // a large drawing comes in parts, the view's first: then the rest
+    await page.waitForFunction(() => (globalThis as any).linework.complete === true, null, { timeout: 600_000, polling: 20 });
+    await page.evaluate(() => (globalThis as any).linework.frameSync());
+    const completeMs = performance.now() - t0;
     const f = await frames(page, `(dx, dy, z) => { const v = window.linework.app.view; v.panBy(dx, dy); if (z !== 1) v.zoomAt(v.width / 2, v.height / 2, z); return window.linework.frameSync(); }`);
-    const row: Row = { file: label, tool: 'Linework', openMs, panMs: median(f.pan), panP95: p95(f.pan), zoomMs: median(f.zoom), pssMb: browserPssMb(), heapMb: await heapMb(page) };
+    const row: Row = { file: label, tool: 'Linework', openMs, completeMs, panMs: median(f.pan), panP95: p95(f.pan), zoomMs: median(f.zoom), pssMb: browserPssMb(), heapMb: await heapMb(page) };
+    Object.assign(row, await hoverAndGrip(page).catch((err: unknown) => {
+      process.stderr.write(`${label}: hover and grip not measured: ${String((err as Error)?.message ?? err).slice(0, 200)}\n`);
+      return {};
+    }));
     if (measureUpdate) {
       // a client adds one line at the middle of the view; time until a frame shows it
       let bytes = 0;
@@ -238,14 +322,15 @@ async function main(): Promise<void> {
       close();
     }
   }
-  console.log('| drawing | viewer | open to first frame (ms) | pan frame median / p95 (ms) | zoom frame median (ms) | tab memory PSS (MB) | JS heap (MB) | POST /entities to pixels (ms) | bytes sent per update |');
-  console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|');
+  console.log('| drawing | viewer | open to first frame (ms) | whole drawing in (ms) | pan frame median / p95 (ms) | zoom frame median (ms) | hover frame (ms) | grip drag preview frame (ms) | tab memory PSS (MB) | JS heap (MB) | POST /entities to pixels (ms) | bytes sent per update |');
+  console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of rows) {
     if (r.error) {
-      console.log(`| ${r.file} | ${r.tool} | failed: ${r.error} | | | | | | |`);
+      console.log(`| ${r.file} | ${r.tool} | failed: ${r.error} | | | | | | | | | |`);
       continue;
     }
-    console.log(`| ${r.file} | ${r.tool} | ${fmt(r.openMs)} | ${fmt(r.panMs, 1)} / ${fmt(r.panP95, 1)} | ${fmt(r.zoomMs, 1)} | ${fmt(r.pssMb)} | ${fmt(r.heapMb)} | ${r.tool === 'Linework' ? fmt(r.updateMs, 0) : '–'} | ${r.tool === 'Linework' ? fmt(r.updateBytes, 0) : '–'} |`);
+    const lw = r.tool === 'Linework';
+    console.log(`| ${r.file} | ${r.tool} | ${fmt(r.openMs)} | ${lw ? fmt(r.completeMs) : fmt(r.openMs)} | ${fmt(r.panMs, 1)} / ${fmt(r.panP95, 1)} | ${fmt(r.zoomMs, 1)} | ${lw ? fmt(r.hoverMs, 1) : '–'} | ${lw ? fmt(r.gripMs, 1) : '–'} | ${fmt(r.pssMb)} | ${fmt(r.heapMb)} | ${r.tool === 'Linework' ? fmt(r.updateMs, 0) : '–'} | ${r.tool === 'Linework' ? fmt(r.updateBytes, 0) : '–'} |`);
   }
   console.log(`\nChromium headless (SwiftShader WebGL2), viewport ${VIEW.width}x${VIEW.height}, a fresh browser (and server) per run, open: median of 3 runs (1 for the 1M drawing); frames drawn and waited for with readPixels (Chromium's finish() does not wait).`);
 }

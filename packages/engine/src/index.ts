@@ -12,6 +12,7 @@ export { parseWhere } from './query/where.js';
 export { PLOT_USAGE, plotCommand } from './plot/cli.js';
 export { Workspace } from './workspace.js';
 export { warmUp } from './warm-up.js';
+export { planDisplayParts, type DisplayPartsPlan, type DisplayPartsOptions } from './render/display-parts.js';
 export { BUDGETS, BUDGET_ENV, DEFAULT_BUDGETS, budgetsFromEnv, configureBudgets, type Budgets } from './budgets.js';
 export { AUTOSAVE_FOLDER, hasSavedSession, restoreSession, saveSession, type RestoreReport, type SessionManifest } from './session-file.js';
 

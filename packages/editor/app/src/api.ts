@@ -62,6 +62,56 @@ export class Api {
   }
 
   /**
+   * The whole display list of a layout as the server streams it: frames, each after its byte
+   * length (u32 little-endian), the part around the view first. `onPart` gets each frame in its
+   * own buffer as soon as it is in (and is awaited, so a slow consumer slows the reading).
+   */
+  async displayStream(params: Record<string, string | number | undefined>, onPart: (buf: ArrayBuffer) => void | Promise<void>): Promise<void> {
+    const q = new URLSearchParams({ stream: '1' });
+    for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== '') q.set(k, String(v));
+    const r = await fetch(`/gui/display-list?${q}`, { headers: this.headers() });
+    if (!r.ok || !r.body) {
+      const j = (await r.json().catch(() => ({}))) as { code?: string; error?: string };
+      throw new ApiError(j.code ?? 'error', j.error ?? `display list failed (${r.status})`);
+    }
+    const reader = r.body.getReader();
+    const held: Uint8Array[] = [];
+    let have = 0;
+    /** Takes n bytes off the front of what is held (one copy, into a buffer of their own). */
+    const take = (n: number): Uint8Array => {
+      const out = new Uint8Array(n);
+      let at = 0;
+      while (at < n) {
+        const c = held[0]!;
+        const k = Math.min(c.length, n - at);
+        out.set(c.subarray(0, k), at);
+        at += k;
+        if (k === c.length) held.shift();
+        else held[0] = c.subarray(k);
+      }
+      have -= n;
+      return out;
+    };
+    let want = -1;
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (value) {
+        held.push(value);
+        have += value.length;
+      }
+      for (;;) {
+        if (want < 0 && have >= 4) want = new DataView(take(4).buffer).getUint32(0, true);
+        if (want < 0 || have < want) break;
+        const frame = take(want);
+        want = -1;
+        await onPart(frame.buffer as ArrayBuffer);
+      }
+      if (done) break;
+    }
+    if (want >= 0 || have) throw new ApiError('error', 'the display list stream ended inside a frame');
+  }
+
+  /**
    * The engine's events and pick prompts as they happen (server-sent events read through fetch,
    * so the token travels in a header, never in a URL). Reconnects until `stop` is called.
    */

@@ -89,6 +89,8 @@ export class App {
   readonly on = { docs: [] as (() => void)[], layers: [] as (() => void)[], selection: [] as (() => void)[], ask: [] as (() => void)[], message: [] as ((m: string, err?: boolean) => void)[], aids: [] as (() => void)[] };
   /** The whole layout, curves at about a third of a pixel when it fits the screen. */
   base: Scene | null = null;
+  /** The whole display list has arrived (a large drawing comes in parts, the view's first). */
+  complete = false;
   /** The part on screen at a finer tolerance, once zoomed in far enough (AutoCAD's regen). */
   detail: { scene: Scene; region: [number, number, number, number] } | null = null;
   private detailLoading = false;
@@ -180,26 +182,55 @@ export class App {
   }
 
   private async loadScene(fit: boolean): Promise<void> {
+    this.complete = false;
     if (this.docId === null) {
       this.setScenes(null, null);
+      this.complete = true;
       return;
     }
     const bg = this.toggles.dark ? DARK_BG : LIGHT_BG;
-    const [buf] = await Promise.all([this.api.displayList({ document_id: this.docId, layout: this.layout, background: bg }), this.fontReady]);
-    performance.mark('linework:display-list');
-    const frame = decodeFrame(buf);
-    const scene = new Scene(this.view.gl, this.atlas, frame);
-    performance.mark('linework:scene');
-    scene.onImage = () => this.view.invalidate();
-    this.setScenes(scene, null);
-    this.view.background = bg;
-    this.version = frame.version;
-    this.shown = { document_id: frame.document_id, frame: this.view.stats.frames };
-    if (fit) this.view.fit(frame.bounds);
-    // the drawing first; the selection's highlight and the panels follow
-    this.view.invalidate();
-    this.emit('layers');
-    void this.loadAids();
+    const v = this.view;
+    // the parts around the view come first: the current view, or (fitting) the drawing's middle
+    const hw = v.width / 2 / v.scale, hh = v.height / 2 / v.scale;
+    const around = fit || !this.base ? undefined : [v.cx - hw, v.cy - hh, v.cx + hw, v.cy + hh].join(',');
+    let scene: Scene | null = null;
+    let stale = false;
+    let shownAt = 0;
+    await this.api.displayStream({ document_id: this.docId, layout: this.layout, background: bg, view: around }, async (buf) => {
+      const frame = decodeFrame(buf);
+      if (!scene) {
+        await this.fontReady;
+        performance.mark('linework:display-list');
+        scene = new Scene(this.view.gl, this.atlas, frame);
+        performance.mark('linework:scene');
+        scene.onImage = () => this.view.invalidate();
+        this.setScenes(scene, null);
+        this.view.background = bg;
+        this.version = frame.version;
+        this.shown = { document_id: frame.document_id, frame: this.view.stats.frames };
+        if (fit) this.view.fit(frame.extents ?? frame.bounds);
+        // the drawing first; the selection's highlight and the panels follow
+        this.view.invalidate();
+        shownAt = performance.now();
+        this.emit('layers');
+        void this.loadAids();
+        return;
+      }
+      // a later part: drawn with the next frame, at most about three times a second (each frame
+      // of a large drawing takes the time the parts would need to arrive)
+      if (this.base !== scene) return;
+      scene.extend(frame);
+      if (frame.version !== this.version) stale = true;
+      if (performance.now() - shownAt > 300 || frame.part === (frame.parts ?? 0) - 1) {
+        this.view.invalidate();
+        shownAt = performance.now();
+      }
+    });
+    if (this.base === scene) this.view.invalidate();
+    // the drawing changed while its parts came: the parts disagree, so all again
+    if (stale) this.reloadAgain = true;
+    this.complete = true;
+    performance.mark('linework:complete');
     await this.refreshSelection();
     this.checkDetail();
   }
@@ -258,6 +289,8 @@ export class App {
   /** Applies a change event: the changed entities only, or everything when the change asks for it. */
   private applyChange(e: Record<string, any>): void {
     this.updates = this.updates.then(async () => {
+      // a drawing still arriving in parts takes the change after its last part
+      if (this.loading) await this.loading;
       if (!this.base) return;
       const hs = e.handles as { added: string[]; updated: string[]; removed: string[] } | undefined;
       if (e.redraw === 'all' || !hs) {

@@ -10,6 +10,10 @@ export type ImageRec = EncodedImage;
 export interface DisplayFrame extends EncodedDisplayList {
   document_id: number;
   version: number;
+  /** A streamed list: this part's number, how many there are, and the whole model's extents. */
+  part?: number;
+  parts?: number;
+  extents?: [number, number, number, number];
 }
 
 interface BlobRef { offset: number; bytes: number; type?: 'f32' | 'u32' | 'u8' | 'i16' }

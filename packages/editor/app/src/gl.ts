@@ -196,8 +196,10 @@ export function programs(gl: WebGL2RenderingContext): Programs {
  * from the mirror, and an append copies only its own bytes.
  */
 export class GrowBuffer {
-  readonly buf: WebGLBuffer;
+  buf: WebGLBuffer;
   length = 0;
+  /** Bytes the GPU buffer holds room for (content without a mirror, grown by `extend`). */
+  private capacity = 0;
   private mirror: Uint8Array | null = null;
 
   constructor(private readonly gl: WebGL2RenderingContext) {
@@ -209,8 +211,36 @@ export class GrowBuffer {
     const gl = this.gl;
     gl.bindBuffer(gl.ARRAY_BUFFER, this.buf);
     gl.bufferData(gl.ARRAY_BUFFER, data, gl.STATIC_DRAW);
-    this.length = data.byteLength;
+    this.length = this.capacity = data.byteLength;
     this.mirror = keep ? bytesOf(data) : null;
+  }
+
+  /**
+   * Appends bytes to content that has no CPU mirror (a scene arriving in parts): the buffer grows
+   * on the GPU (a copy into a larger one), so the arrays are never held twice. Returns the offset.
+   */
+  extend(data: ArrayBufferView): number {
+    if (this.mirror) return this.append(data);
+    const gl = this.gl;
+    const at = this.length;
+    const need = at + data.byteLength;
+    if (need > this.capacity) {
+      const cap = Math.max(need, Math.ceil(this.capacity * 1.5), 4096);
+      const fresh = gl.createBuffer()!;
+      gl.bindBuffer(gl.COPY_WRITE_BUFFER, fresh);
+      gl.bufferData(gl.COPY_WRITE_BUFFER, cap, gl.STATIC_DRAW);
+      if (at) {
+        gl.bindBuffer(gl.COPY_READ_BUFFER, this.buf);
+        gl.copyBufferSubData(gl.COPY_READ_BUFFER, gl.COPY_WRITE_BUFFER, 0, 0, at);
+      }
+      gl.deleteBuffer(this.buf);
+      this.buf = fresh;
+      this.capacity = cap;
+    }
+    gl.bindBuffer(gl.ARRAY_BUFFER, this.buf);
+    gl.bufferSubData(gl.ARRAY_BUFFER, at, data);
+    this.length = need;
+    return at;
   }
 
   /** Appends bytes; returns their byte offset. */

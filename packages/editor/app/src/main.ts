@@ -76,6 +76,8 @@ async function main(): Promise<void> {
     get stats() { return { ...app.stats }; },
     /** The document whose display list a frame has drawn, or null. */
     get drawn() { return app.shown && app.view.stats.frames > app.shown.frame ? app.shown.document_id : null; },
+    /** The whole display list is in (a large drawing's first frame shows the parts around the view). */
+    get complete() { return app.complete; },
     toScreen: (x: number, y: number) => app.view.toScreen(x, y),
     /** Draws one frame now and waits for the GPU: its time in ms. */
     frameSync: () => {

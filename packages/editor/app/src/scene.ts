@@ -55,6 +55,30 @@ class Batch {
     this.runs = clipRuns(clip, 0, count);
   }
 
+  /**
+   * Adds a later part of the same display list to a static batch: its entity numbers follow the
+   * ones already held (`entOffset`), its clips the clips already held (`clipOffset`).
+   */
+  extend(geo: ArrayBufferView, rgba: Uint32Array | null, lw: Uint8Array | null, ent: Uint32Array, clip: Int16Array | null, count: number, entOffset: number, clipOffset: number): void {
+    if (!count) return;
+    const start = this.count;
+    this.geo.extend(geo);
+    if (rgba) this.color.extend(this.perVertex(rgba));
+    if (this.lw && lw) this.lw.extend(lw);
+    this.flags.append(new Uint8Array(count * this.k));
+    this.count += count;
+    const all = new Uint32Array(this.ent.length + ent.length);
+    all.set(this.ent);
+    for (let i = 0, o = this.ent.length; i < ent.length; i++) all[o + i] = ent[i]! + entOffset;
+    this.ent = all;
+    for (const [s0, c0, cl] of clipRuns(clip, start, count)) {
+      const c = cl >= 0 ? cl + clipOffset : -1;
+      const last = this.runs[this.runs.length - 1];
+      if (last && last[2] === c && last[0] + last[1] === s0) last[1] += c0;
+      else this.runs.push([s0, c0, c]);
+    }
+  }
+
   append(geo: ArrayBufferView, rgba: Uint32Array | null, lw: Uint8Array | null, clip: Int16Array | null, count: number): number {
     const start = this.count;
     this.geo.append(geo);
@@ -176,15 +200,25 @@ export class Scene {
     const g = layoutTexts(frame.texts, atlas);
     this.batches.glyph.load(g.verts, null, null, g.ent, textClips(frame.texts, g.ent), g.ent.length);
     for (const img of frame.images) this.addImage(frame.handles[img.ent]!, img);
+    this.addTiles(frame, 0);
+    this.addClips(frame.clips);
+  }
+
+  /** Tiles of a part whose entities are numbered from `entOffset`: their element ranges per kind. */
+  private addTiles(frame: DisplayFrame, entOffset: number): void {
     const tiles = frame.tiles.length ? frame.tiles : [{ ent_start: 0, ent_end: frame.handles.length, box: relBox(frame.bounds, frame.origin) }];
     for (const t of tiles) {
       const range = (b: Batch): [number, number] => {
-        const a = lowerBound(b.ent, t.ent_start);
-        return [a, lowerBound(b.ent, t.ent_end) - a];
+        const a = lowerBound(b.ent, t.ent_start + entOffset);
+        return [a, lowerBound(b.ent, t.ent_end + entOffset) - a];
       };
-      this.tiles.push({ box: t.box, seg: range(this.batches.seg), tri: range(this.batches.tri), glyph: range(this.batches.glyph), entStart: t.ent_start });
+      this.tiles.push({ box: t.box, seg: range(this.batches.seg), tri: range(this.batches.tri), glyph: range(this.batches.glyph), entStart: t.ent_start + entOffset });
     }
-    for (const c of frame.clips) {
+  }
+
+  private addClips(clips: DisplayFrame['clips']): void {
+    const gl = this.gl;
+    for (const c of clips) {
       // each ring as a triangle fan from its first point: drawn into the stencil with INVERT (even-odd)
       const fans: number[] = [];
       const rings: [number, number][] = [];
@@ -200,6 +234,36 @@ export class Scene {
       gl.bufferData(gl.ARRAY_BUFFER, new Float32Array(fans), gl.STATIC_DRAW);
       this.clipBufs.push({ buf, rings });
     }
+  }
+
+  /**
+   * Adds a later part of the same display list (same origin and tolerance, other entities) to the
+   * static arrays: a drawing streamed in parts ends as one scene, as if it had come whole.
+   */
+  extend(part: DisplayFrame): void {
+    const entOffset = this.handles.length;
+    const clipOffset = this.clipBufs.length;
+    for (const h of part.handles) this.handles.push(h);
+    if (this.handleIndex) part.handles.forEach((h, i) => this.handleIndex!.set(h, entOffset + i));
+    const seen = new Set(this.layers);
+    for (const l of part.layers) if (!seen.has(l)) this.layers.push(l);
+    this.batches.seg.extend(part.seg_xy, part.seg_rgba, part.seg_lw, part.seg_ent, part.seg_clip, part.segments, entOffset, clipOffset);
+    this.batches.tri.extend(part.tri_xy, part.tri_rgba, null, part.tri_ent, part.tri_clip, part.triangles, entOffset, clipOffset);
+    const g = layoutTexts(part.texts, this.atlas);
+    this.batches.glyph.extend(g.verts, null, null, g.ent, textClips(part.texts, g.ent), g.ent.length, entOffset, clipOffset);
+    for (const img of part.images) this.addImage(part.handles[img.ent]!, img);
+    this.addTiles(part, entOffset);
+    this.addClips(part.clips);
+    // entities selected or hovered before their part came
+    if (this.flagged.size) {
+      for (const h of part.handles) {
+        const bits = this.flagged.get(h);
+        if (bits) for (const r of this.ranges(h)) for (const bit of [1, 2, 4, 8, 16, 32, 64, 128]) if (bits & bit) r.batch.flag(r.start, r.count, bit, true);
+      }
+    }
+    const b = part.bounds;
+    if (b) this.bounds = this.bounds ? [Math.min(this.bounds[0], b[0]), Math.min(this.bounds[1], b[1]), Math.max(this.bounds[2], b[2]), Math.max(this.bounds[3], b[3])] : b;
+    this.dirty = null;
   }
 
   get entityCount(): number {

@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Engine, EngineEvent, GuiBridge, PendingPrompt, ProtocolResponse } from '@linework/engine';
+import { planDisplayParts, type Engine, type EngineEvent, type GuiBridge, type PendingPrompt, type ProtocolResponse } from '@linework/engine';
 import { packFrame } from './frame.js';
 
 /** What the editor needs of the automation server: its request handler and token check. */
@@ -171,12 +171,53 @@ export async function startEditorHost(o: EditorHostOptions): Promise<EditorHost>
     if (q.get('handles')) fields.handles = q.get('handles')!.split(',').filter(Boolean);
     for (const k of ['background', 'tolerance']) if (q.get(k)) fields[k] = Number(q.get(k));
     for (const k of ['origin', 'bounds']) if (q.get(k)) fields[k] = q.get(k)!.split(',').map(Number);
+    if (q.get('stream') === '1' && !fields.handles && !fields.bounds) return displayStream(fields, q, res);
     const r: ProtocolResponse = await o.engine.dispatch(fields as never);
     if (!r.ok) return send(res, r.code === 'unknown_document' || r.code === 'document_closed' ? 404 : 400, { ok: false, code: r.code, error: r.error });
     const chunks = packFrame(r.result as Record<string, unknown>);
     const bytes = chunks.reduce((n, c) => n + c.length, 0);
     res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': 'application/octet-stream', 'Cache-Control': 'no-store', 'Content-Length': bytes });
     for (const c of chunks) if (!res.write(c)) await new Promise<void>((resolve) => res.once('drain', resolve));
+    res.end();
+  };
+
+  /**
+   * The whole display list as a stream of frames, each after its byte length (u32 little-endian):
+   * a large model space in parts, the part around the view first (`view=x1,y1,x2,y2`, default the
+   * extents), so the page draws before the rest is built; anything else in one part.
+   */
+  const displayStream = async (fields: Record<string, unknown>, q: URLSearchParams, res: ServerResponse): Promise<void> => {
+    const docId = fields.document_id as number | undefined;
+    const store = docId === undefined ? o.engine.active : o.engine.documents.get(docId);
+    const view = q.get('view')?.split(',').map(Number);
+    const plan = store ? planDisplayParts(store, { layout: fields.layout as string | undefined, view: view?.length === 4 && view.every(Number.isFinite) ? view as [number, number, number, number] : undefined }) : null;
+    const parts: (string[] | null)[] = plan ? plan.parts : [null];
+    let gone = false;
+    res.once('close', () => {
+      gone = !res.writableFinished;
+    });
+    for (let i = 0; i < parts.length && !gone; i++) {
+      const ask = { ...fields };
+      if (plan) Object.assign(ask, { handles: parts[i], origin: plan.origin });
+      const r: ProtocolResponse = await o.engine.dispatch(ask as never);
+      if (!r.ok) {
+        if (i === 0) return send(res, r.code === 'unknown_document' || r.code === 'document_closed' ? 404 : 400, { ok: false, code: r.code, error: r.error });
+        res.destroy();
+        return;
+      }
+      const result = r.result as Record<string, unknown>;
+      // the later parts keep the first one's chord tolerance, and every part says where it stands
+      if (plan && i === 0) fields.tolerance = result.tolerance;
+      Object.assign(result, { part: i, parts: parts.length }, plan ? { extents: plan.extents } : {});
+      if (i === 0) res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': 'application/octet-stream', 'Cache-Control': 'no-store' });
+      const chunks = packFrame(result);
+      const len = Buffer.alloc(4);
+      len.writeUInt32LE(chunks.reduce((n, c) => n + c.length, 0));
+      for (const c of [len, ...chunks]) {
+        // a page gone away never drains: its close ends the wait too
+        if (!res.write(c)) await new Promise<void>((resolve) => { res.once('drain', resolve); res.once('close', resolve); });
+      }
+    }
     res.end();
   };
 

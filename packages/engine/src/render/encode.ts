@@ -255,7 +255,8 @@ function tileOrder(runs: Run[], b: { minX: number; minY: number; maxX: number; m
   return tiles.filter((t) => t.length > 0);
 }
 
-function round(v: number): number {
+/** A coordinate rounded to four significant digits (an origin that prints short). */
+export function round(v: number): number {
   if (!Number.isFinite(v)) return 0;
   const mag = Math.pow(10, Math.max(0, Math.floor(Math.log10(Math.abs(v) || 1)) - 3));
   return Math.round(v / mag) * mag;

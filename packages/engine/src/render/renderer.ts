@@ -1150,7 +1150,12 @@ function drawMText(ctx: Ctx, e: Entity, p: Props, m0: Mat, frameGap?: number): v
   let xa: number[];
   const dir = attr(e, 'text_direction') as number[] | undefined;
   if (Array.isArray(dir) && (Math.abs(dir[0]!) > 1e-12 || Math.abs(dir[1]!) > 1e-12 || Math.abs(dir[2] ?? 0) > 1e-12)) xa = [dir[0]!, dir[1]!, dir[2] ?? 0];
-  else {
+  else if (attr(e, 'rotation') === undefined) {
+    // neither direction nor rotation: the WCS x axis, whatever the extrusion (as AutoCAD, ezdxf's
+    // drawing add-on and LibreCAD place it; the OCS x axis of a (0, 0, -1) extrusion points the
+    // other way and put the text on the wrong side of its insert)
+    xa = [1, 0, 0];
+  } else {
     const rot = (num(e, 'rotation', 0) * Math.PI) / 180;
     const c = Math.cos(rot);
     const s = Math.sin(rot);
@@ -1992,9 +1997,14 @@ export function renderLayout(doc: DocumentApi, opts: RenderOptions = {}): Displa
   const only = opts.handles;
   if (only && only.size * 8 < layout.block.entities.length) {
     // a few entities of a large layout: found by handle, not by walking the layout
+    // an entity owned by the layout's block record is in it (blockOf would search the layout's
+    // entity list for each one: a part of a million-entity model space took as long as the whole)
+    const record = layout.block.block.owner?.toUpperCase();
     for (const h of only) {
       const e = doc.get(h) as Entity | undefined;
-      if (e && doc.blockOf(h) === layout.block) drawEntity(ctx, e, m, null);
+      if (!e) continue;
+      const owned = record && e.owner ? e.owner.toUpperCase() === record : doc.blockOf(h) === layout.block;
+      if (owned) drawEntity(ctx, e, m, null);
     }
   } else {
     for (const e of layout.block.entities) {

@@ -92,6 +92,11 @@ export class SpatialIndex {
     this.tree.remove(it);
   }
 
+  /** Every indexed item (no order). */
+  all(): IterableIterator<SpatialItem> {
+    return this.items.values();
+  }
+
   has(handle: string): boolean {
     return this.items.has(handle);
   }

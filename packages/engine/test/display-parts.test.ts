@@ -1,0 +1,69 @@
+// A large model space in parts for a screen (the editor streams them, the view's part first): the
+// parts hold every entity once, the first one is around the view, and the parts' display lists
+// together are the whole list.
+import { describe, expect, it } from 'vitest';
+import { planDisplayParts } from '../src/index.js';
+import { active, engine, ok } from './helpers.js';
+
+/** A grid of n circles and lines, 10 units apart, plus an XLINE (no finite box). */
+async function grid(n: number) {
+  const e = engine();
+  await ok(e, 'document_new', {});
+  const side = Math.ceil(Math.sqrt(n));
+  const entities: Record<string, unknown>[] = [];
+  for (let i = 0; i < n; i++) {
+    const x = (i % side) * 10, y = Math.floor(i / side) * 10;
+    entities.push(i % 2 ? { type: 'Circle', center: [x, y], radius: 2 } : { type: 'Line', start: [x, y], end: [x + 4, y + 3] });
+  }
+  await ok(e, 'entities_create', { entities });
+  await ok(e, 'entities_create', { entities: [{ type: 'XLine', start: [0, 0], direction: [1, 1] }] });
+  return { e, side };
+}
+
+describe('planDisplayParts', () => {
+  it('sends a small drawing whole', async () => {
+    const { e } = await grid(50);
+    expect(planDisplayParts(active(e), { first: 100 })).toBeNull();
+  });
+
+  it('cuts a large model space into growing parts, every entity once, the view\'s part first', async () => {
+    const { e, side } = await grid(3000);
+    const store = active(e);
+    const view: [number, number, number, number] = [0, 0, 60, 60];
+    const plan = planDisplayParts(store, { first: 200, most: 800, view })!;
+    expect(plan).not.toBeNull();
+    const all = plan.parts.flat();
+    expect(all.length).toBe(3001);
+    expect(new Set(all).size).toBe(3001);
+    expect(plan.parts.length).toBeGreaterThan(3);
+    for (const p of plan.parts) expect(p.length).toBeLessThanOrEqual(800);
+    // the entity without a box (the XLINE) comes last
+    const xline = store.doc.modelSpace().entities.find((x) => x.type === 'XLINE')!.handle;
+    expect(plan.parts[plan.parts.length - 1]).toContain(xline);
+    // the first part holds the entities in view: those near the corner the view shows
+    const first = new Set(plan.parts[0]);
+    const inView = store.index.search(0, 0, 60, 60).map((it) => it.handle);
+    expect(inView.length).toBeGreaterThan(20);
+    for (const h of inView) expect(first.has(h)).toBe(true);
+    expect(plan.extents).toEqual([-2, -2, (side - 1) * 10 + 4, expect.any(Number)]);
+  });
+
+  it('the parts\' display lists together are the whole list', async () => {
+    const { e } = await grid(1200);
+    const plan = planDisplayParts(active(e), { first: 150, most: 400 })!;
+    const whole = await ok(e, 'display_list', { origin: plan.origin });
+    let segments = 0, triangles = 0, texts = 0;
+    const handles: string[] = [];
+    for (const part of plan.parts) {
+      const r = await ok(e, 'display_list', { handles: part, origin: plan.origin, tolerance: whole.tolerance });
+      segments += r.segments;
+      triangles += r.triangles;
+      texts += r.texts.length;
+      handles.push(...r.handles);
+    }
+    expect(segments).toBe(whole.segments);
+    expect(triangles).toBe(whole.triangles);
+    expect(texts).toBe(whole.texts.length);
+    expect(handles.sort()).toEqual([...whole.handles].sort());
+  });
+});
