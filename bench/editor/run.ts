@@ -187,7 +187,10 @@ function serveStatic(dirs: Record<string, string>): Promise<{ base: string; clos
   });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => {
     const a = server.address() as { port: number };
-    resolve({ base: `http://127.0.0.1:${a.port}`, close: () => server.close() });
+    resolve({ base: `http://127.0.0.1:${a.port}`, close: () => {
+      server.closeAllConnections();
+      server.close();
+    } });
   }));
 }
 
@@ -248,10 +251,15 @@ async function main(): Promise<void> {
     }
     console.log(`| ${r.file} | ${r.tool} | ${fmt(r.openMs)} | ${fmt(r.panMs, 1)} / ${fmt(r.panP95, 1)} | ${fmt(r.zoomMs, 1)} | ${fmt(r.pssMb)} | ${fmt(r.heapMb)} | ${r.tool === 'Linework' ? fmt(r.updateMs, 0) : '–'} | ${r.tool === 'Linework' ? fmt(r.updateBytes, 0) : '–'} |`);
   }
-  console.log(`\nChromium headless (SwiftShader WebGL2), viewport ${VIEW.width}x${VIEW.height}, a fresh browser (and server) per run, open: median of 3 runs (1 for the 1M drawing); frames drawn and waited for with readPixels (Chromium's finish() does not wait).`);
+  console.log(`\nChromium headless (SwiftShader WebGL2), viewport ${VIEW.width}x${VIEW.height}, a fresh browser (and server) per run, open: ${quick ? 'one run (--quick)' : 'median of 3 runs (1 for the 1M drawing)'}; frames drawn and waited for with readPixels (Chromium's finish() does not wait).`);
 }
 
-main().then(() => rmSync(tmp, { recursive: true, force: true }), (err: unknown) => {
+// Done once the tables are printed: a browser's idle keep-alive socket to the static server (or a
+// child's pipe) must not hold the process, and with it `npm run bench`, open.
+main().then(() => {
+  rmSync(tmp, { recursive: true, force: true });
+  process.exit(0);
+}, (err: unknown) => {
   rmSync(tmp, { recursive: true, force: true });
   console.error(err);
   process.exit(1);
