@@ -9,10 +9,12 @@
 // Wall time of the whole batch, median of --runs (default 3); files that failed are counted.
 // Needs the built packages (npx tsc -b). Outputs go to bench/out/cli/.
 //
-//   npx tsx bench/cli/run.ts [--runs 3] [--corpus DIR] [--no-peers]
+//   npx tsx bench/cli/run.ts [--runs 3] [--corpus DIR] [--no-peers] [--quick]
+// Without a corpus the batch is 24 generated drawings of 2 000 entities each (12 with --quick,
+// which also takes one run of each way).
 import { spawnSync } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
-import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
@@ -24,15 +26,26 @@ function opt(name: string): string | undefined {
   const i = args.indexOf(name);
   return i >= 0 ? args[i + 1] : args.find((a) => a.startsWith(name + '='))?.slice(name.length + 1);
 }
-const runs = Math.max(1, Number(opt('--runs') ?? 3) | 0);
-const corpus = opt('--corpus') ?? process.env.LINEWORK_DXF_CORPUS;
+const quick = args.includes('--quick');
+const runs = Math.max(1, Number(opt('--runs') ?? (quick ? 1 : 3)) | 0);
 const peers = !args.includes('--no-peers');
 const python = process.env.LINEWORK_PYTHON || '/usr/bin/python3';
+const given = opt('--corpus') ?? process.env.LINEWORK_DXF_CORPUS;
+const corpus = given ?? generatedCorpus(quick ? 12 : 24, 2000);
+const what = given ? 'of the corpus' : 'generated (no LINEWORK_DXF_CORPUS)';
 
-if (!corpus) {
-  console.log('(no corpus: set LINEWORK_DXF_CORPUS or pass --corpus DIR)');
-  process.exit(0);
+/** A folder of `count` generated drawings of `entities` entities (bench/dxf/worker.mjs generate). */
+function generatedCorpus(count: number, entities: number): string {
+  const dir = join(root, 'bench/out/cli-corpus');
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const first = join(dir, 'generated-00.dxf');
+  const g = spawnSync(process.execPath, [join(root, 'bench/dxf/worker.mjs'), 'generate', String(entities), first], { encoding: 'utf8' });
+  if (g.status !== 0) throw new Error(`generating failed: ${g.stderr}`);
+  for (let i = 1; i < count; i++) copyFileSync(first, join(dir, `generated-${String(i).padStart(2, '0')}.dxf`));
+  return dir;
 }
+
 const files = readdirSync(corpus)
   .filter((f) => f.toLowerCase().endsWith('.dxf'))
   .sort()
@@ -125,10 +138,11 @@ if (peers) {
 }
 process.stderr.write('\n');
 rmSync(out, { recursive: true, force: true });
+if (!given) rmSync(corpus, { recursive: true, force: true });
 
 const base = rows[0]!.r.seconds;
 console.log(
-  `Converting (read + write, same version) the ${files.length} DXF files of the corpus (${(bytes / 1e6).toFixed(1)} MB), wall time of the whole batch, ` +
+  `Converting (read + write, same version) the ${files.length} DXF files ${what} (${(bytes / 1e6).toFixed(1)} MB), wall time of the whole batch, ` +
     `median of ${runs} runs, on ${cores} cores (load average ${loadBefore.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after).\n`,
 );
 console.log('| way | seconds | files/s | MB/s | failed | time vs one batch run |');

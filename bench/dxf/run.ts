@@ -2,14 +2,14 @@
 // same run. Each measurement runs in its own process; times are taken inside the process (no
 // start-up), memory is the process's peak RSS. Linework runs from its build (packages/dxf/dist,
 // brought up to date first) under plain node, as it ships.
-//   npx tsx bench/dxf/run.ts [--sizes 10000,100000,1000000] [--full] [--corpus DIR] [--no-peers] [--runs 3]
+//   npx tsx bench/dxf/run.ts [--sizes 10000,100000,1000000] [--full] [--quick] [--corpus DIR] [--no-peers] [--runs 3]
 // Whole processes too, as a user runs them: `linework info FILE` beside a script that parses the
 // file with dxf-parser, and `linework convert IN OUT` beside a Python process that reads and saves
 // it with ezdxf, each from its start to its exit (start-up, imports, reading, writing): wall time,
 // and the CPU time of the process (user + system, from /usr/bin/time when it is there), which a
 // busy machine disturbs less than the wall time.
 // Default: 10k and 100k generated entities plus the three largest files of LINEWORK_DXF_CORPUS;
-// 1M with --full or BENCH_FULL=1. Every tool is measured `--runs` times in fresh processes (the
+// 1M with --full or BENCH_FULL=1; --quick: 10k only, one run each, the largest corpus file only. Every tool is measured `--runs` times in fresh processes (the
 // median time and the highest peak memory are reported), except that a measurement taking over
 // 20 s is not repeated: on a shared virtual machine single runs of a second or two vary by a
 // quarter, while the long ones vary by a few percent.
@@ -31,10 +31,11 @@ function opt(name: string): string | undefined {
   return i >= 0 ? args[i + 1] : args.find((a) => a.startsWith(name + '='))?.slice(name.length + 1);
 }
 const full = args.includes('--full') || process.env.BENCH_FULL === '1';
-const sizes = (opt('--sizes') ?? (full ? '10000,100000,1000000' : '10000,100000')).split(',').map(Number).filter((n) => n > 0);
+const quick = args.includes('--quick');
+const sizes = (opt('--sizes') ?? (full ? '10000,100000,1000000' : quick ? '10000' : '10000,100000')).split(',').map(Number).filter((n) => n > 0);
 const corpus = opt('--corpus') ?? process.env.LINEWORK_DXF_CORPUS;
 const peers = !args.includes('--no-peers');
-const runs = Math.max(1, Number(opt('--runs') ?? 3) | 0);
+const runs = Math.max(1, Number(opt('--runs') ?? (quick ? 1 : 3)) | 0);
 /** Measurements longer than this are taken once. */
 const REPEAT_BELOW_SECONDS = 20;
 
@@ -183,7 +184,7 @@ if (corpus) {
     .filter((f) => f.toLowerCase().endsWith('.dxf'))
     .map((f) => ({ f, size: statSync(join(corpus, f)).size }))
     .sort((a, b) => b.size - a.size)
-    .slice(0, 3);
+    .slice(0, quick ? 1 : 3);
   for (const { f } of largest) measureFile(join(corpus, f), basename(f));
 }
 

@@ -175,7 +175,7 @@ async function main(): Promise<void> {
     copyFileSync(corpusFile, local);
     files.push(local);
   } else console.error('LINEWORK_DXF_CORPUS not set: corpus drawing skipped');
-  const n = quick ? 20_000 : 100_000;
+  const n = quick ? 5_000 : 100_000;
   const gen = join(out, `generated-${n / 1000}k.dxf`);
   await generate(n, gen);
   files.push(gen);

@@ -1,4 +1,4 @@
-// Server benchmark: `npx tsx bench/server/run.ts [--duration 10] [--skip-engine]`.
+// Server benchmark: `npx tsx bench/server/run.ts [--duration 10] [--skip-engine] [--quick]` (--quick: 3 s slices, and the engine rows on a tenth: 10k per request, 100k drawing).
 //
 // 1. GET /api/v1/ready, one request per connection (fresh socket each time, `Connection: close`),
 //    8 concurrent connections, against the real `linework --http 0` process and, in the same run,
@@ -23,6 +23,9 @@ const arg = (name: string, def: number): number => {
   return i >= 0 && args[i + 1] ? Number(args[i + 1]) : def;
 };
 const DURATION_S = arg('duration', args.includes('--quick') ? 3 : 10);
+/** Entities per request in the engine rows; the drawing grows to ten times this (--quick: a tenth). */
+const CHUNK = args.includes('--quick') ? 10_000 : 100_000;
+const count = (n: number): string => (n >= 1e6 ? `${n / 1e6}M` : `${n / 1e3}k`);
 const CONNECTIONS = arg('connections', 8);
 const TOKEN = 'bench-token-0123456789abcdef';
 const load = (port: number, path: string, seconds: number, into?: Sample): Promise<Sample> => loadWith(port, path, seconds, { token: TOKEN, connections: CONNECTIONS }, into);
@@ -150,25 +153,25 @@ async function engineRows(port: number): Promise<void> {
     rows.push(`| ${what} | ${fmt(ms, ms < 10 ? 2 : 0)} | ${goal} | ${note} |`);
   };
 
-  // 100k in one request, three times on fresh documents; the median counts.
-  const body100k = JSON.stringify({ entities: entities(100_000, 0) });
+  // CHUNK in one request (100k; 10k with --quick), three times on fresh documents; the median
+  // counts. Then the last document grows to ten chunks (1M; 100k with --quick).
+  const body100k = JSON.stringify({ entities: entities(CHUNK, 0) });
   const creates: number[] = [];
   for (let i = 0; i < 3; i++) {
     expectStatus(await timed(port, 'POST', '/documents', '{}'), 201, 'POST /documents');
     const r = await timed(port, 'POST', '/entities', body100k);
     expectStatus(r, 201, 'POST /entities');
-    if (r.json.result.handles.length !== 100_000) throw new Error('POST /entities: wrong handle count');
+    if (r.json.result.handles.length !== CHUNK) throw new Error('POST /entities: wrong handle count');
     creates.push(r.ms);
   }
-  row('POST /entities, 100k in one request (median of 3)', median(creates), '< 1000', `runs ${creates.map((m) => fmt(m, 0)).join(', ')} ms`);
+  row(`POST /entities, ${count(CHUNK)} in one request (median of 3)`, median(creates), '< 1000', `runs ${creates.map((m) => fmt(m, 0)).join(', ')} ms`);
 
   const dir = mkdtempSync(join(tmpdir(), 'lw-bench-server-'));
   const dxf100k = join(dir, 'bench-100k.dxf');
   expectStatus(await timed(port, 'POST', '/save', JSON.stringify({ path: dxf100k })), 200, 'POST /save');
 
-  // Grow the last document to 1M.
-  for (let i = 1; i < 10; i++) expectStatus(await timed(port, 'POST', '/entities', JSON.stringify({ entities: entities(100_000, i * 100_000) })), 201, 'POST /entities');
-  const N = 1_000_000;
+  for (let i = 1; i < 10; i++) expectStatus(await timed(port, 'POST', '/entities', JSON.stringify({ entities: entities(CHUNK, i * CHUNK) })), 201, 'POST /entities');
+  const N = CHUNK * 10;
   const boxes = boxesOf(N);
 
   // Boxes of 85 x 85 drawing units around random spots hold about 100 entity boxes.
@@ -187,13 +190,13 @@ async function engineRows(port: number): Promise<void> {
     scans.push(performance.now() - t0);
     if (hits !== r.json.total) throw new Error(`bounds query found ${r.json.total}, the linear scan ${hits}`);
   }
-  row('GET /entities?bounds= on 1M, p50 of 200 boxes', median(samples), '< 5', `p99 ${fmt(pct(samples, 99), 2)} ms, ${fmt(totals / 200, 0)} entities per box`);
-  row('  linear scan of the same 1M boxes (in process, no HTTP)', median(scans), '', 'the baseline the index beats');
+  row(`GET /entities?bounds= on ${count(N)}, p50 of 200 boxes`, median(samples), '< 5', `p99 ${fmt(pct(samples, 99), 2)} ms, ${fmt(totals / 200, 0)} entities per box`);
+  row(`  linear scan of the same ${count(N)} boxes (in process, no HTTP)`, median(scans), '', 'the baseline the index beats');
 
   const ext = await timed(port, 'POST', '/view_focus', '{}');
   expectStatus(ext, 200, 'POST /view_focus');
   const state = await timed(port, 'GET', '/state');
-  row('extents of 1M (POST /view_focus)', ext.ms, '< 1000', `GET /state with extents: ${fmt(state.ms, 1)} ms`);
+  row(`extents of ${count(N)} (POST /view_focus)`, ext.ms, '< 1000', `GET /state with extents: ${fmt(state.ms, 1)} ms`);
 
   const wheres: number[] = [];
   let whereTotal = 0;
@@ -203,13 +206,13 @@ async function engineRows(port: number): Promise<void> {
     wheres.push(r.ms);
     whereTotal = r.json.total;
   }
-  row('GET /entities?where= radius > 5 on 1M (median of 5)', median(wheres), '< 100', `${whereTotal} matches`);
+  row(`GET /entities?where= radius > 5 on ${count(N)} (median of 5)`, median(wheres), '< 100', `${whereTotal} matches`);
 
   if (!args.includes('--no-peers')) {
     const peer = ezdxfPeer(dxf100k);
     if (peer) {
-      row('ezdxf bbox.extents, 100k (x10 for 1M)', peer.extents * 1000, '', `about ${fmt(peer.extents * 10, 1)} s for 1M`);
-      row('ezdxf query CIRCLE[radius>5], 100k (x10 for 1M)', peer.query * 1000, '', `about ${fmt(peer.query * 10, 2)} s for 1M`);
+      row(`ezdxf bbox.extents, ${count(CHUNK)} (x10 for ${count(N)})`, peer.extents * 1000, '', `about ${fmt(peer.extents * 10, 1)} s for ${count(N)}`);
+      row(`ezdxf query CIRCLE[radius>5], ${count(CHUNK)} (x10 for ${count(N)})`, peer.query * 1000, '', `about ${fmt(peer.query * 10, 2)} s for ${count(N)}`);
     }
   }
   rmSync(dir, { recursive: true, force: true });

@@ -5,7 +5,7 @@
 // loop would. Times are of the whole request through the dispatcher (transaction and undo step
 // included), median and 95th percentile of --runs ops on different cells, each undone after.
 //
-//   npx tsx bench/trim-extend/run.ts [--size 100000] [--runs 40]
+//   npx tsx bench/trim-extend/run.ts [--size 100000] [--runs 40] [--quick]   (--quick: 20 000 lines, 20 ops)
 import { performance } from 'node:perf_hooks';
 import { createEngine, type Engine } from '@linework/engine';
 
@@ -14,8 +14,9 @@ function opt(name: string): string | undefined {
   const i = args.indexOf(name);
   return i >= 0 ? args[i + 1] : args.find((a) => a.startsWith(name + '='))?.slice(name.length + 1);
 }
-const size = Math.max(100, Number(opt('--size') ?? 100_000) | 0);
-const runs = Math.max(3, Number(opt('--runs') ?? 40) | 0);
+const quick = args.includes('--quick');
+const size = Math.max(100, Number(opt('--size') ?? (quick ? 20_000 : 100_000)) | 0);
+const runs = Math.max(3, Number(opt('--runs') ?? (quick ? 20 : 40)) | 0);
 
 async function call(e: Engine, op: string, fields: Record<string, unknown>) {
   const r = await e.dispatch({ protocol: 1, op, ...fields });

@@ -1,6 +1,7 @@
 // The `linework` command: transports (--http, --tcp, --stdio, --mcp, combinable, one session),
 // and the file commands info, convert, plot and audit (one file, or a batch on worker threads).
 import { realpathSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { appVersion } from './version.js';
 
@@ -15,6 +16,8 @@ export const USAGE = `Usage:
                                           (default: the current folder; relative paths start at the first)
     [--keys-url URL]                      with --http/--tcp: accept API keys of this key service too, each
                                           organization in its own session and folder of the workspace
+    [--host ADDR]                         with --keys-url: listen for HTTP/TCP on ADDR (e.g. 0.0.0.0, behind
+                                          a reverse proxy); without keys the server stays on loopback
   linework info FILE... [--json]          describe DXF and DWG files (DWG: docs/files.md)
   linework convert IN OUT [--version R2018] [--recover]   rewrite a DXF or DWG file as DXF (OUT must be .dxf)
   linework plot FILE OUT.pdf|svg|png [--layout NAME | --all] [--paper A3] [--dpi N] [--fit]
@@ -43,7 +46,7 @@ export type Command =
   | { kind: 'version' }
   | { kind: 'file'; command: FileCommandName; args: string[] }
   | { kind: 'help'; command?: FileCommandName }
-  | { kind: 'serve'; http?: number; tcp?: number; stdio: boolean; mcp: boolean; files: string[]; roots: string[]; gui?: boolean; guiPort?: number; keysUrl?: string; tools?: string[] }
+  | { kind: 'serve'; http?: number; tcp?: number; stdio: boolean; mcp: boolean; files: string[]; roots: string[]; gui?: boolean; guiPort?: number; keysUrl?: string; host?: string; tools?: string[] }
   | { kind: 'error'; message: string };
 
 function port(v: string | undefined, flag: string): number | string {
@@ -97,6 +100,12 @@ export function parseArgs(argv: readonly string[]): Command {
         cmd.roots.push(dir);
         break;
       }
+      case '--host': {
+        const addr = inline ?? argv[++i];
+        if (addr === undefined || isIP(addr) === 0) return { kind: 'error', message: '--host needs an IP address to listen on (e.g. 0.0.0.0, or :: for IPv6 too)' };
+        cmd.host = addr;
+        break;
+      }
       case '--keys-url': {
         const url = inline ?? argv[++i];
         if (url === undefined || url === '') return { kind: 'error', message: '--keys-url needs the key service URL (e.g. http://127.0.0.1:8090)' };
@@ -127,10 +136,23 @@ export function parseArgs(argv: readonly string[]): Command {
   if (cmd.keysUrl !== undefined && cmd.http === undefined && cmd.tcp === undefined) {
     return { kind: 'error', message: '--keys-url goes with --http or --tcp (stdio and MCP are local and take no keys)' };
   }
+  if (cmd.host !== undefined && cmd.http === undefined && cmd.tcp === undefined) {
+    return { kind: 'error', message: '--host goes with --http or --tcp (the address they listen on)' };
+  }
+  // The local automation server answers only on loopback, its session token its one credential;
+  // another address is for the hosted mode, where API keys of a key service decide.
+  if (cmd.host !== undefined && !isLoopback(cmd.host) && cmd.keysUrl === undefined) {
+    return { kind: 'error', message: `--host ${cmd.host} goes with --keys-url: a server without API keys listens on loopback only (127.0.0.1), its session token being its one credential` };
+  }
   if ((cmd.files.length || cmd.gui || cmd.guiPort !== undefined) && cmd.http === undefined) {
     return { kind: 'error', message: 'the graphical mode (drawing files, --gui, --gui-port) goes with --http' };
   }
   return cmd;
+}
+
+/** An address of this machine only (127.0.0.0/8, ::1). */
+export function isLoopback(addr: string): boolean {
+  return /^127\.\d+\.\d+\.\d+$/.test(addr) || addr === '::1' || /^::ffff:127\./i.test(addr);
 }
 
 /** Progress is drawn only on a terminal. */
@@ -165,7 +187,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
         return await (await import('./serve.js')).serve(cmd, env, io);
       } catch (err) {
         const e = err as NodeJS.ErrnoException & { port?: number };
-        if (e?.code !== 'EADDRINUSE' && e?.code !== 'EACCES') throw err;
+        if (e?.code !== 'EADDRINUSE' && e?.code !== 'EACCES' && e?.code !== 'EADDRNOTAVAIL') throw err;
         io.stderr.write(`linework: ${listenFailure(cmd, e)}\n`);
         return 1;
       }
@@ -177,7 +199,9 @@ function listenFailure(cmd: Extract<Command, { kind: 'serve' }>, e: NodeJS.Errno
   const port = e.port;
   const flag = port === cmd.http ? '--http' : port === cmd.tcp ? '--tcp' : port === cmd.guiPort ? '--gui-port' : 'the port option';
   if (e.code === 'EACCES') return `port ${port} needs privileges this process lacks (${flag}); choose one above 1023, or 0 for any free port`;
-  return `port ${port} on 127.0.0.1 is in use (${flag} ${port}): stop what listens there, or choose another port (${flag} 0 picks a free one)`;
+  if (e.code === 'EADDRNOTAVAIL') return `address ${cmd.host} is not one of this machine's (--host ${cmd.host}): give one of its addresses, or 0.0.0.0 for all`;
+  const host = flag === '--gui-port' || cmd.host === undefined ? '127.0.0.1' : cmd.host;
+  return `port ${port} on ${host} is in use (${flag} ${port}): stop what listens there, or choose another port (${flag} 0 picks a free one)`;
 }
 
 /** True when this module is the process's entry (bin/linework.js imports dist/cli.js). */

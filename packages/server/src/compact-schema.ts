@@ -4,14 +4,26 @@
 //  - a tuple of one type is an array of that type with its length, and
 //  - properties that every variant of a oneOf/anyOf declares identically move up beside it (the
 //    variants do not forbid other properties, so each still sees the same constraint), and
-//  - a sub-schema written out more than once becomes a definition, referenced by `$ref`.
+//  - a sub-schema written out more than once becomes a definition in the root's `$defs` (the
+//    container JSON Schema 2020-12, MCP's dialect, names; the one clients resolve best), referenced
+//    by a `$ref` with nothing beside it (draft-07 and 2020-12 disagree on what siblings mean).
 
 type Json = Record<string, unknown>;
 
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** A sub-schema shorter than this stays inline: a `$ref` would save nothing. */
-const MIN_SHARED_CHARS = 48;
+/** Where shared sub-schemas live, and how a `$ref` names them. */
+export const DEFS = '$defs';
+export const refTo = (name: string): string => `#/${DEFS}/${name}`;
+
+/** A sub-schema shorter than this stays inline whatever its count: a `$ref` would save nothing. */
+const MIN_SHARED_CHARS = 24;
+
+/** Characters saved by writing `count` copies of a `length`-character sub-schema once, as `name`. */
+function saving(length: number, count: number, name: string): number {
+  const ref = JSON.stringify({ $ref: refTo(name) }).length;
+  return count * (length - ref) - (length + name.length + 3);
+}
 
 /** Pulls the properties all variants of a oneOf/anyOf declare alike up beside the variants. */
 export function hoistSharedProperties(v: unknown): unknown {
@@ -44,12 +56,25 @@ export function hoistSharedProperties(v: unknown): unknown {
   return out;
 }
 
+/** A sub-schema without its own description (the descriptions of its parts stay). */
+function shapeOf(v: Json): Json {
+  if (typeof v.description !== 'string') return v;
+  const { description: _d, ...shape } = v;
+  return shape;
+}
+
 /** A name for a shared sub-schema: the property it is written under, or what it looks like. */
 function nameFor(schema: Json, keys: Map<string, number>, taken: Set<string>): string {
   let base: string;
   const items = isObject(schema.items) ? schema.items : null;
-  if (schema.type === 'array' && items?.type === 'number' && schema.minItems === 2 && schema.maxItems === 3) base = 'point';
-  else if (schema.type === 'array' && isObject(items) && items.$ref === '#/definitions/point') base = 'points';
+  const plain = schema.description === undefined;
+  const numbers = schema.type === 'array' && items?.type === 'number' && Object.keys(items).length === 1;
+  if (plain && numbers && schema.minItems === 2 && schema.maxItems === 3) base = 'point';
+  else if (plain && numbers && schema.minItems === 2 && schema.maxItems === 2) base = 'xy';
+  else if (plain && schema.type === 'string' && schema.minLength === 1 && Object.keys(schema).length === 2) base = 'nonempty';
+  else if (plain && schema.type === 'number' && schema.exclusiveMinimum === 0 && Object.keys(schema).length === 2) base = 'positive';
+  else if (plain && schema.type === 'array' && items?.type === 'string' && Object.keys(items).length === 1 && Object.keys(schema).length === 2) base = 'strings';
+  else if (schema.type === 'array' && isObject(items) && items.$ref === refTo('point')) base = 'points';
   else base = [...keys.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]?.[0] ?? 'shared';
   base = base.replace(/[^A-Za-z0-9_]/g, '_') || 'shared';
   let name = base;
@@ -59,23 +84,26 @@ function nameFor(schema: Json, keys: Map<string, number>, taken: Set<string>): s
 }
 
 /**
- * Replaces sub-schemas written out more than once by `$ref`s to `definitions` (draft-07), largest
+ * Replaces sub-schemas written out more than once by `$ref`s to `$defs`, the biggest saving
  * first, so a shared object's own repeated parts are shared inside its definition.
  */
 export function shareDefinitions(root: Json): Json {
   let schema = root;
-  const definitions: Json = isObject(root.definitions) ? { ...root.definitions } : {};
+  const definitions: Json = isObject(root[DEFS]) ? { ...(root[DEFS] as Json) } : {};
   const taken = new Set(Object.keys(definitions));
-  for (let round = 0; round < 50; round++) {
-    // Count every sub-schema (property values, items, variants), and the keys it sits under.
+  for (let round = 0; round < 80; round++) {
+    // Count every sub-schema's shape (property values, items, variants) and the keys it sits
+    // under. A shape is the sub-schema without its description: a field's own description stays
+    // beside its `$ref`, where 2020-12 reads it and draft-07 merely ignores it.
     const seen = new Map<string, { count: number; keys: Map<string, number>; schema: Json }>();
     const visit = (v: unknown, key: string, isSchema: boolean): void => {
       if (Array.isArray(v)) return v.forEach((x) => visit(x, key, isSchema));
       if (!isObject(v)) return;
       if (isSchema && v.$ref === undefined) {
-        const text = JSON.stringify(v);
+        const shape = shapeOf(v);
+        const text = JSON.stringify(shape);
         if (text.length >= MIN_SHARED_CHARS) {
-          const e = seen.get(text) ?? { count: 0, keys: new Map<string, number>(), schema: v };
+          const e = seen.get(text) ?? { count: 0, keys: new Map<string, number>(), schema: shape };
           e.count++;
           e.keys.set(key, (e.keys.get(key) ?? 0) + 1);
           seen.set(text, e);
@@ -89,18 +117,45 @@ export function shareDefinitions(root: Json): Json {
     };
     visit(schema, '', false);
     for (const d of Object.values(definitions)) visit(d, '', false);
-    const best = [...seen.entries()].filter(([, e]) => e.count > 1).sort((a, b) => b[0].length * b[1].count - a[0].length * a[1].count)[0];
+    // Judged with a typical name's length; the name itself is chosen for the winner only.
+    const best = [...seen.entries()]
+      .map(([text, e]) => ({ text, e, gain: saving(text.length, e.count, 'shared') }))
+      .filter((c) => c.e.count > 1 && c.gain > 0)
+      .sort((a, b) => b.gain - a.gain)[0];
     if (!best) break;
-    const [text, entry] = best;
+    const { text, e: entry } = best;
     const name = nameFor(entry.schema, entry.keys, taken);
-    const ref = { $ref: `#/definitions/${name}` };
-    const replace = (v: unknown): unknown => (isObject(v) && JSON.stringify(v) === text ? ref : mapSubschemas(v, replace));
+    const replace = (v: unknown): unknown => {
+      if (!isObject(v) || v.$ref !== undefined || JSON.stringify(shapeOf(v)) !== text) return mapSubschemas(v, replace);
+      return typeof v.description === 'string' ? { description: v.description, $ref: refTo(name) } : { $ref: refTo(name) };
+    };
     schema = mapSubschemas(schema, replace) as Json;
     for (const [k, d] of Object.entries(definitions)) definitions[k] = mapSubschemas(d, replace);
     definitions[name] = entry.schema;
   }
   if (Object.keys(definitions).length === 0) return schema;
-  return { ...schema, definitions };
+  return { ...schema, [DEFS]: definitions };
+}
+
+/** The keywords a schema's reader wants first; the others follow in alphabetical order. */
+const LEADING_KEYWORDS = ['description', '$ref', 'const', 'type', 'enum', 'properties', 'required'];
+
+/**
+ * The schema with its keywords in one order everywhere (a property's order is kept), so that
+ * sub-schemas alike in meaning are alike in text and can be shared.
+ */
+export function orderKeywords(v: unknown): unknown {
+  if (!isObject(v)) return v;
+  const rank = (k: string): number => {
+    const i = LEADING_KEYWORDS.indexOf(k);
+    return i < 0 ? LEADING_KEYWORDS.length : i;
+  };
+  const keys = Object.keys(v).sort((a, b) => rank(a) - rank(b) || (rank(a) === LEADING_KEYWORDS.length ? a.localeCompare(b) : 0));
+  const ordered: Json = {};
+  for (const k of keys) ordered[k] = v[k];
+  const out = mapSubschemas(ordered, orderKeywords) as Json;
+  if (isObject(out[DEFS])) out[DEFS] = Object.fromEntries(Object.entries(out[DEFS] as Json).map(([n, d]) => [n, orderKeywords(d)]));
+  return out;
 }
 
 /** The schema with each of its direct sub-schemas (property values, items, variants) mapped. */

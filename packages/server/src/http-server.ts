@@ -1,4 +1,4 @@
-// `--http <port>`: the loopback listener. A `net` server feeds each connection to the wire layer
+// `--http <port>`: the loopback listener (another address with --host, in the hosted mode only). A `net` server feeds each connection to the wire layer
 // (http-wire.ts), which hands whole requests to the HTTP API (http-api.ts).
 import { createServer, type Server, type Socket } from 'node:net';
 import type { DispatcherApi } from '@linework/engine';
@@ -13,11 +13,17 @@ import { API_PREFIX } from './routes.js';
 
 export const LOOPBACK = '127.0.0.1';
 
-/** Listens on the loopback address only (port 0: the system picks); resolves with the port. */
-export async function listenLoopback(server: Server, port: number): Promise<number> {
+/** `host` as the host part of a URL (an IPv6 address in brackets). */
+export const urlHost = (host: string): string => (host.includes(':') ? `[${host}]` : host);
+
+/**
+ * Listens on `host` (default: the loopback address; port 0: the system picks); resolves with the
+ * port. Another host is the CLI's to allow (--host goes with --keys-url).
+ */
+export async function listenLoopback(server: Server, port: number, host: string = LOOPBACK): Promise<number> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, LOOPBACK, () => {
+    server.listen(port, host, () => {
       server.off('error', reject);
       resolve();
     });
@@ -31,6 +37,8 @@ export interface HttpServerOptions {
   auth: TokenCheck;
   /** 0 lets the system choose. */
   port: number;
+  /** The address to listen on (default 127.0.0.1). */
+  host?: string;
   idleMs?: number;
   headDeadlineMs?: number;
   bodyDeadlineMs?: number;
@@ -54,7 +62,7 @@ export function requestLogger(log: Logger): ((i: { method: string; target: strin
 
 export interface RunningHttpServer {
   readonly port: number;
-  /** `http://127.0.0.1:<port>/api/v1` */
+  /** `http://127.0.0.1:<port>/api/v1` (the --host address instead of 127.0.0.1) */
   readonly url: string;
   readonly httpApi: HttpApi;
   readonly server: Server;
@@ -103,8 +111,9 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       onAnswered: release,
     });
   });
-  const port = await listenLoopback(server, options.port);
-  url = `http://${LOOPBACK}:${port}${API_PREFIX}`;
+  const host = options.host ?? LOOPBACK;
+  const port = await listenLoopback(server, options.port, host);
+  url = `http://${urlHost(host)}:${port}${API_PREFIX}`;
   return {
     port,
     url,

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { OpDef, OpEffect } from '@linework/engine';
-import { collapseTuples, shareDefinitions } from './compact-schema.js';
+import { DEFS, collapseTuples, orderKeywords, refTo, shareDefinitions } from './compact-schema.js';
 
 type Json = Record<string, unknown>;
 
@@ -16,22 +16,20 @@ export const DEFAULT_GROUP = 'modify';
 
 /** What each group is for, in the tool's description (groups not named here get a generic line). */
 const GROUP_PURPOSE: Record<string, string> = {
-  documents: 'Open, create, activate, save and close drawings; undo and redo; system variables; audit.',
-  entities: 'Create, erase and restyle entities (lines, circles, texts, polylines, inserts ...), xdata, groups, command lines.',
-  query: 'Read entities (filters, paging), properties, xdata, header, table records, layouts.',
-  modify: 'Change geometry: move, rotate, scale, mirror, copy (also to another drawing), and the construct/modify operations.',
+  documents: 'Open, create, activate, save and close drawings; undo, redo, audit.',
+  entities: 'Create, erase and restyle entities; groups; command lines.',
+  query: 'Read entities, their properties, layouts, a preview image.',
+  data: 'The drawing\'s data beyond its entities: header, system variables, table records, xdata, identity.',
+  modify: 'Change geometry: transform, copy to another drawing, offset, trim, fillet, array, hatch, dimension ...',
   blocks: 'Block definitions: define, list, rename, delete, purge.',
   layers: 'The layer table: list layers, change a layer.',
-  plot: 'Preview (an image of the drawing), plot to PDF/SVG/PNG, write blocks out, images, layouts and page setups.',
-  session: 'The session: readiness, state, capabilities, events, operations, selection, view, picks in the graphical mode.',
+  plot: 'Plot to PDF/SVG/PNG, write blocks out, images, layouts and page setups.',
+  session: 'The session: readiness, state, capabilities, events, operations, selection, view, picks in the graphical mode, workspace folders.',
 };
 
-/**
- * The protocol field a branch names besides the op's own (the op works on a document). The others
- * (expected_version, request_id) are taken by every mutating action and said once, in the server's
- * instructions: the branches do not forbid other fields.
- */
-const PROTOCOL_FIELDS = { document_id: { type: 'integer' } } as const;
+// The protocol's fields (document_id, expected_version, request_id) are said once, in the tool's
+// description and the server's instructions, not in every branch: the branches do not forbid
+// other fields.
 
 /**
  * An op's own field named `action` (entities_transform's move / rotate ...) is offered as `mode`:
@@ -72,7 +70,10 @@ export function groupsOf(catalogue: readonly OpDef[]): Map<string, OpDef[]> {
   return groups;
 }
 
-/** The op's input as one self-contained branch: `action` fixed to the op, its fields, its protocol fields. */
+/**
+ * The op's input as one self-contained branch: `action` fixed to the op and its fields (the
+ * protocol's document_id is said once, in the tool's description).
+ */
 export function actionBranch(op: OpDef): Json {
   let schema: Json;
   try {
@@ -82,19 +83,54 @@ export function actionBranch(op: OpDef): Json {
   }
   const props: Json = { action: { const: op.name } };
   for (const [k, v] of Object.entries(isObject(schema.properties) ? schema.properties : {})) props[k === 'action' ? OWN_ACTION : k] = v;
-  if (op.needsDocument && !('document_id' in props)) props.document_id = PROTOCOL_FIELDS.document_id;
   const required = ['action', ...(Array.isArray(schema.required) ? (schema.required as string[]).map((r) => (r === 'action' ? OWN_ACTION : r)) : [])];
-  return { description: firstSentence(op.summary), properties: props, required };
+  const description = firstSentence(op.summary);
+  // "Creates entities" for entities_create says nothing the action's name does not.
+  return { ...(saysNothing(description, [op.name]) ? {} : { description }), properties: props, required };
+}
+
+/** The text without its asides in parentheses (nested ones too). */
+export function withoutAsides(text: string): string {
+  let out = text;
+  for (let prev = ''; prev !== out; ) {
+    prev = out;
+    out = out.replace(/\s*\([^()]*\)/g, '');
+  }
+  return out;
 }
 
 /**
- * An op's summary up to its first full stop: what the action does. The details after it (result
- * fields, defaults) are in capabilities and the docs; every agent pays for the listing's length.
+ * What an action does, in one short sentence: the op's summary up to its first full stop, without
+ * its asides in parentheses and the details after a colon (the kinds, modes and fields the schema
+ * states anyway). The rest (result fields, defaults) is in capabilities and the docs; every agent
+ * pays for the listing's length before any work.
  */
 export function firstSentence(summary: string): string {
-  const m = /^(.+?[.;])(\s|$)/.exec(summary);
-  // The fields in braces after a colon (`: {path, handles?}`) repeat the schema.
-  return (m ? m[1]! : summary).replace(/[.;]$/, '').replace(/:\s*\{.*$/, '').replace(/\s*->\s*\{.*$/, '');
+  const text = withoutAsides(summary);
+  const m = /^(.+?[.;])(\s|$)/.exec(text);
+  return (m ? m[1]! : text).replace(/[.;]$/, '').replace(/:\s.*$/, '').replace(/:\s*\{.*$/, '').replace(/\s*->\s*\{.*$/, '');
+}
+
+/** Words that carry no meaning of their own in a field's description. */
+const FILLER = new Set(['a', 'an', 'the', 'of', 'to', 'in', 'for', 'by', 'and', 'or', 'its', 'entity', 'entitie', 'name', 'new']);
+
+/** A text's words, lower case, without a plural's s. */
+const wordsOf = (text: string): string[] =>
+  text.replace(/([a-z])([A-Z])|([A-Z])([A-Z][a-z])/g, (_m, a, b, c, d) => (a ? `${a} ${b}` : `${c} ${d}`)).toLowerCase().split(/[^a-z0-9]+/).filter(Boolean).map((w) => (w.length > 3 ? w.replace(/s$/, '') : w));
+
+/**
+ * A field's description that only restates its schema or names (`[x, y]`, `[x, y] or [x, y, z]`,
+ * "entity handles" for an array of strings, "offset distance" for offset's `distance`, "text
+ * style" for a Text's `style`): the listing goes without it. `context` holds the names around the
+ * field (its own, its siblings', the action's or the entity type's).
+ */
+export function saysNothing(description: string, context: readonly string[] = []): boolean {
+  const d = description.trim().toLowerCase();
+  if (/^\[[a-z](, [a-z])*\]( or \[[a-z](, [a-z])*\])*$/.test(d) || /^entity handles?$/.test(d)) return true;
+  if (context.length === 0) return false;
+  const known = new Set(context.flatMap(wordsOf));
+  const words = wordsOf(d);
+  return words.length > 0 && words.every((w) => known.has(w) || FILLER.has(w));
 }
 
 /**
@@ -119,12 +155,30 @@ export function trimSchema(v: unknown): unknown {
       });
     }
   }
+  // Defaults and examples are the op's business (it applies its defaults itself): an agent that
+  // leaves a field out gets them.
+  delete out.default;
+  delete out.examples;
+  if (isObject(out.properties)) {
+    const props = out.properties;
+    // The action's name (or the entity type's) and the field names: what a reader sees anyway.
+    const names = Object.keys(props).concat([props.action, props.type].flatMap((p) => (isObject(p) && typeof p.const === 'string' ? [p.const] : [])));
+    for (const [name, sub] of Object.entries(props)) {
+      if (isObject(sub) && typeof sub.description === 'string' && saysNothing(sub.description, [name, ...names])) {
+        const { description: _d, ...rest } = sub;
+        (out.properties as Json)[name] = rest;
+      }
+    }
+  }
   if (out.minimum === Number.MIN_SAFE_INTEGER) delete out.minimum;
   if (out.maximum === Number.MAX_SAFE_INTEGER) delete out.maximum;
   // A field's description in its short form, without the asides in parentheses (defaults, limits,
   // examples): the listing is read into every agent's context before any work; capabilities and
   // the OpenAPI document keep the full text.
-  if (typeof out.description === 'string' && !('const' in out)) out.description = out.description.replace(/\s*\([^()]*\)/g, '');
+  if (typeof out.description === 'string' && !('const' in out)) out.description = withoutAsides(out.description);
+  // A default is the op's business (see above), also when a description states it.
+  if (typeof out.description === 'string') out.description = out.description.replace(/[;,]?\s*default:? [^;]*$/i, '');
+  if (typeof out.description === 'string' && (out.description === '' || saysNothing(out.description))) delete out.description;
   // JSON object keys are strings: saying so adds nothing.
   if (isObject(out.propertyNames) && out.propertyNames.type === 'string' && Object.keys(out.propertyNames).length === 1) delete out.propertyNames;
   return out;
@@ -135,11 +189,11 @@ export function trimSchema(v: unknown): unknown {
  * written once, as a definition each branch includes with `allOf`: every branch still says all it
  * takes and requires, and nothing sits beside the oneOf.
  */
-export function shareBranchProperties(v: unknown, definitions: Json, path = 'shared'): unknown {
-  if (Array.isArray(v)) return v.map((x) => shareBranchProperties(x, definitions, path));
+export function shareBranchProperties(v: unknown, definitions: Json): unknown {
+  if (Array.isArray(v)) return v.map((x) => shareBranchProperties(x, definitions));
   if (!isObject(v)) return v;
   const out: Json = {};
-  for (const [k, x] of Object.entries(v)) out[k] = shareBranchProperties(x, definitions, k === 'properties' || k === 'oneOf' || k === 'items' ? path : k);
+  for (const [k, x] of Object.entries(v)) out[k] = shareBranchProperties(x, definitions);
   const variants = out.oneOf;
   if (!Array.isArray(variants) || variants.length < 3 || !variants.every((b) => isObject(b) && isObject(b.properties) && b.allOf === undefined)) return out;
   const props = variants.map((b) => (b as Json).properties as Json);
@@ -149,40 +203,57 @@ export function shareBranchProperties(v: unknown, definitions: Json, path = 'sha
     if (props.every((p) => JSON.stringify(p[name]) === text)) shared[name] = schema;
   }
   if (Object.keys(shared).length < 2) return out;
-  let name = `${path}_common`;
-  for (let i = 2; name in definitions; i++) name = `${path}_common_${i}`;
+  let name = 'common';
+  for (let i = 2; name in definitions; i++) name = `common_${i}`;
   definitions[name] = { properties: shared };
   out.oneOf = variants.map((b) => {
     const own: Json = {};
     for (const [n, s] of Object.entries((b as Json).properties as Json)) if (!(n in shared)) own[n] = s;
-    return { ...(b as Json), properties: own, allOf: [{ $ref: `#/definitions/${name}` }] };
+    return { ...(b as Json), properties: own, allOf: [{ $ref: refTo(name) }] };
   });
   return out;
 }
 
+/**
+ * Whether some action of a group works on a document: the tool's description then says once that
+ * such actions take document_id, instead of every branch (an op's own document_id, such as
+ * entities_copy_to's target, stays in its branch).
+ */
+export function takesDocumentId(ops: readonly OpDef[]): boolean {
+  return ops.some((op) => op.needsDocument);
+}
+
+/** The tool description's line for document_id. */
+export const DOCUMENT_ID_LINE = 'document_id: the drawing (default: the active one).';
+
 /** The input schema of a group tool: one branch per action, nothing beside the `oneOf`. */
 export function groupInputSchema(ops: readonly OpDef[]): Tool['inputSchema'] {
-  const schema = trimSchema(collapseTuples({ type: 'object', oneOf: ops.map((op) => ({ type: 'object', ...actionBranch(op) })) })) as Json;
+  const schema = orderKeywords(trimSchema(collapseTuples({ type: 'object', oneOf: ops.map((op) => ({ type: 'object', ...actionBranch(op) })) }))) as Json;
   // Only inside an action: the actions themselves share nothing but `action` and document_id.
   const definitions: Json = {};
-  const branches = (schema.oneOf as Json[]).map((b) => ({ ...b, properties: shareBranchProperties(b.properties, definitions, 'entity') }));
-  const shared = shareDefinitions({ type: 'object', oneOf: branches, ...(Object.keys(definitions).length ? { definitions } : {}) });
+  const branches = (schema.oneOf as Json[]).map((b) => ({ ...b, properties: shareBranchProperties(b.properties, definitions) }));
+  const shared = shareDefinitions({ type: 'object', oneOf: branches, ...(Object.keys(definitions).length ? { [DEFS]: definitions } : {}) });
   return shared as Tool['inputSchema'];
 }
+
+/** The value MCP gives an annotation a tool leaves out (the specification's defaults). */
+export const ANNOTATION_DEFAULTS = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true } as const;
 
 /**
  * MCP annotations from the effects of the tool's ops: read-only (and idempotent) only when every
  * action only reads; destructive when any action writes files (which may overwrite one) or can
- * throw unsaved work away. Changes in memory are undoable.
+ * throw unsaved work away. Changes in memory are undoable. A hint equal to MCP's default is left
+ * out: it says the same.
  */
 export function groupAnnotations(effects: readonly OpEffect[]): NonNullable<Tool['annotations']> {
   const readOnly = effects.every((e) => e === 'read');
-  return {
+  const hints = {
     readOnlyHint: readOnly,
     destructiveHint: effects.some((e) => e === 'write_files' || e === 'discard'),
     idempotentHint: readOnly,
     openWorldHint: false,
   };
+  return Object.fromEntries(Object.entries(hints).filter(([k, v]) => ANNOTATION_DEFAULTS[k as keyof typeof hints] !== v));
 }
 
 /** The group tools of a catalogue, restricted to `only` when given (unknown names refused by the caller). */
@@ -194,7 +265,7 @@ export function buildGroupTools(catalogue: readonly OpDef[], only?: readonly str
     out.push({
       tool: {
         name,
-        description: purpose,
+        description: takesDocumentId(ops) ? `${purpose} ${DOCUMENT_ID_LINE}` : purpose,
         inputSchema: groupInputSchema(ops),
         annotations: groupAnnotations(ops.map((o) => o.effect)),
       },

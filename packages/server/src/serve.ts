@@ -122,7 +122,7 @@ export async function serve(cmd: Extract<Command, { kind: 'serve' }>, env: NodeJ
   const httpApi = auth ? new HttpApi(api, auth, { baseUrl: () => baseUrl, onRequest: requestLogger(log), ...(hosted ? { hosted } : {}) }) : null;
   if (cmd.http !== undefined) {
     const http = await startHttpServer({
-      api, auth: auth!, port: cmd.http, idleMs: config.idleMs, httpApi: httpApi!,
+      api, auth: auth!, port: cmd.http, idleMs: config.idleMs, httpApi: httpApi!, ...(cmd.host ? { host: cmd.host } : {}),
       headDeadlineMs: config.headDeadlineMs, bodyDeadlineMs: config.bodyDeadlineMs, logger: log,
       // Many organizations behind one front: each gets its own share of the connections.
       ...(hosted ? { gate: { total: Math.max(config.hostedConnections, config.bucketConnections), perBucket: config.bucketConnections, bucketOf: (h: Record<string, string>) => httpApi!.bucketOf(h) } } : {}),
@@ -145,7 +145,7 @@ export async function serve(cmd: Extract<Command, { kind: 'serve' }>, env: NodeJ
     io.stderr.write(auth.token.source === 'generated' ? `editor: ${host.url}\n` : `editor: http://127.0.0.1:${host.port}/#token=<SERVICE_API_TOKEN>\n`);
   }
   if (cmd.tcp !== undefined) {
-    const tcp = await startTcpServer({ api, auth: auth!, port: cmd.tcp, idleMs: config.idleMs, logger: log, ...(hosted ? { hosted } : {}) });
+    const tcp = await startTcpServer({ api, auth: auth!, port: cmd.tcp, idleMs: config.idleMs, logger: log, ...(hosted ? { hosted } : {}), ...(cmd.host ? { host: cmd.host } : {}) });
     closers.push(tcp.close);
     io.stderr.write(`${tcp.url}\n`);
   }

@@ -6,7 +6,7 @@ import { type DispatchOptions, type DispatcherApi, type OpDef, type ProtocolRequ
 import type { TokenCheck } from './auth.js';
 import { looksLikeApiKey, type HostedAccess } from './hosted.js';
 import { LIMITS } from './config.js';
-import { listenLoopback, LOOPBACK } from './http-server.js';
+import { listenLoopback, LOOPBACK, urlHost } from './http-server.js';
 import { EncodedLine, LineSplitter, OrderedWriter, parseLine, tooLargeResponse } from './jsonl.js';
 import { silentLogger, type Logger } from './logger.js';
 
@@ -14,6 +14,8 @@ export interface TcpServerOptions {
   api: DispatcherApi;
   auth: TokenCheck;
   port: number;
+  /** The address to listen on (default 127.0.0.1). */
+  host?: string;
   idleMs?: number;
   maxLineBytes?: number;
   logger?: Logger;
@@ -150,11 +152,12 @@ export async function startTcpServer(options: TcpServerOptions): Promise<Running
     serveTcpConnection(socket, options, idleMs, maxLine);
   });
   // A failure to listen is the caller's to report (one line); errors after that are logged.
-  const port = await listenLoopback(server, options.port);
+  const host = options.host ?? LOOPBACK;
+  const port = await listenLoopback(server, options.port, host);
   server.on('error', (err) => log.error({ err }, 'tcp server error'));
   return {
     port,
-    url: `tcp://${LOOPBACK}:${port}`,
+    url: `tcp://${urlHost(host)}:${port}`,
     server,
     close: () =>
       new Promise<void>((resolve) => {

@@ -124,6 +124,8 @@ export interface ReqOptions {
   body?: unknown;
   rawBody?: string | Buffer;
   headers?: Record<string, string>;
+  /** Give up after this long (ms; default 10 s, rawHttp's). */
+  timeout?: number;
 }
 
 /** One HTTP request with exact control over the bytes (Content-Length from the body unless given). */
@@ -139,7 +141,7 @@ export function request(port: number, method: string, path: string, opts: ReqOpt
   let head = `${method} ${path} HTTP/1.1\r\n`;
   for (const [k, v] of Object.entries(headers)) head += `${k}: ${v}\r\n`;
   head += '\r\n';
-  return rawHttp(port, [head, body]);
+  return rawHttp(port, [head, body], opts.timeout !== undefined ? { timeout: opts.timeout } : {});
 }
 
 /** A bound request function for one server. */

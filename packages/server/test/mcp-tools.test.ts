@@ -2,19 +2,28 @@
 // own schema does (judged by a JSON Schema validator on the same inputs), and the interactive
 // session actions say plainly that they need the graphical mode.
 import { Ajv } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { createEngine } from '@linework/engine';
-import { buildGroupTools, didYouMean, firstSentence, groupInputSchema, opFields } from '../src/mcp-tools.js';
+import { buildGroupTools, didYouMean, firstSentence, groupInputSchema, opFields, saysNothing } from '../src/mcp-tools.js';
 
 const engine = createEngine({ appVersion: 'test' });
 const tools = buildGroupTools(engine.catalogue);
 const op = (name: string) => engine.catalogue.find((o) => o.name === name)!;
 
 describe('MCP group tool schemas', () => {
-  it('every group schema compiles (its $refs resolve)', () => {
+  it('every group schema compiles as draft-07 and as 2020-12, MCP\'s dialect (its $refs resolve)', () => {
     const ajv = new Ajv({ strict: false });
-    for (const t of tools) expect(() => ajv.compile(t.tool.inputSchema), t.tool.name).not.toThrow();
+    const ajv2020 = new Ajv2020({ strict: false });
+    for (const t of tools) {
+      expect(() => ajv.compile(t.tool.inputSchema), t.tool.name).not.toThrow();
+      expect(() => ajv2020.compile(t.tool.inputSchema), t.tool.name).not.toThrow();
+    }
+    // a description beside a $ref does not change what 2020-12 accepts
+    const v = ajv2020.compile(groupInputSchema([op('entities_create')]));
+    expect(v({ action: 'entities_create', entities: [{ type: 'Circle', center: [0, 0], radius: 1 }] })).toBe(true);
+    expect(v({ action: 'entities_create', entities: [{ type: 'Circle', center: [0], radius: 1 }] })).toBe(false);
   });
 
   it('judges entities_create inputs as the op\'s own schema does', () => {
@@ -76,5 +85,16 @@ describe('MCP group tool schemas', () => {
     expect(didYouMean('zzzz', ['documents', 'entities'])).toEqual([]);
     expect(firstSentence('Writes entities to a new DXF drawing: {path, handles?}')).toBe('Writes entities to a new DXF drawing');
     expect(firstSentence('Erases entities by handle. One undo step.')).toBe('Erases entities by handle');
+    expect(firstSentence('Runs command-line text (LINE, ARC; one per line), each command one undo step.')).toBe('Runs command-line text, each command one undo step');
+    expect(firstSentence('Transforms entities: move (vector), rotate (base, angle).')).toBe('Transforms entities');
+    // descriptions that only restate the schema or the names around them are left out
+    expect(saysNothing('[x, y] or [x, y, z]')).toBe(true);
+    expect(saysNothing('[x1, y1, x2, y2]')).toBe(false);
+    expect(saysNothing('offset distance', ['distance', 'offset'])).toBe(true);
+    expect(saysNothing('text height', ['height', 'MText'])).toBe(true);
+    expect(saysNothing('degrees', ['angle', 'entities_transform'])).toBe(false);
+    expect(saysNothing('Creates entities', ['entities_create'])).toBe(true);
+    expect(saysNothing('Creates a dimension', ['dimension_create'])).toBe(true);
+    expect(saysNothing('Joins entities into one', ['join'])).toBe(false);
   });
 });

@@ -17,13 +17,13 @@ export const DIMENSION_TYPES = ['linear', 'aligned', 'radius', 'diameter', 'angu
 
 export const dimensionInput = z.object({
   type: z.enum(DIMENSION_TYPES),
-  points: z.array(point).min(1).max(3).optional().describe('linear/aligned: the two measured points; angular (3 points): vertex, point on the first leg, point on the second; ordinate: the feature point'),
+  points: z.array(point).min(1).max(3).optional().describe('linear/aligned: the two measured points; angular: the vertex, then a point on each leg; ordinate: the feature point'),
   handle: z.string().min(1).optional().describe('radius/diameter: the circle or arc'),
   handles: z.array(z.string().min(1)).length(2).optional().describe('angular: the two lines'),
-  position: point.describe('[x, y] the dimension line (arc) passes; radius/diameter: the side of the centre it runs to'),
-  angle: z.number().refine(Number.isFinite, 'expected a finite number').optional().describe('linear: rotation of the dimension line in degrees (default: horizontal or vertical, by where `position` lies)'),
+  position: point.describe('where the dimension line goes (its arc, its text; radius/diameter: the side of the centre it runs to; [x, y])'),
+  angle: z.number().refine(Number.isFinite, 'expected a finite number').optional().describe('linear: the dimension line\'s angle in degrees (default: horizontal or vertical, by where `position` lies)'),
   style: z.string().min(1).optional().describe('dimension style (default: DIMSTYLE)'),
-  text: z.string().optional().describe('text instead of the measurement; "<>" stands for the measurement'),
+  text: z.string().optional().describe('text instead of the measurement, in which <> stands for it'),
   layer: z.string().min(1).optional().describe('layer (default: the current layer)'),
 });
 
@@ -31,7 +31,7 @@ export type DimensionInput = z.output<typeof dimensionInput>;
 
 export const dimensionCreate = defineOp({
   name: 'dimension_create',
-  summary: 'Creates a dimension (linear, aligned, radius, diameter, angular, ordinate) with its measurement and its block of lines, arrows and text drawn from the dimension style.',
+  summary: 'Creates a dimension (linear, aligned, radius, diameter, angular, ordinate; with its measurement and its block of lines, arrows and text drawn from the dimension style).',
   input: dimensionInput,
   ...MODIFY,
   errors: ['invalid_request', 'invalid_geometry', 'entity_absent', 'unsupported_entity', 'unknown_dimstyle', 'unknown_layer'],

@@ -54,8 +54,8 @@ export const mirror = defineOp({
   summary: 'Mirrors entities about the line through axis[0] and axis[1] (copies, or in place with erase_source); text stays readable (MIRRTEXT 0).',
   input: z.object({
     handles,
-    axis: z.tuple([point, point]).describe('two points of the mirror line [[x1, y1], [x2, y2]]'),
-    erase_source: z.boolean().optional().describe('mirror the entities themselves instead of copies (default false)'),
+    axis: z.tuple([point, point]).describe('two points of the mirror line'),
+    erase_source: z.boolean().optional().describe('mirror in place (not copies; default false)'),
   }),
   ...MODIFY,
   errors: ['entity_absent', 'invalid_transform'],
@@ -127,7 +127,7 @@ function keepReadable(out: Entity, before: TextPose[], axis: [number, number]): 
 export const scale = defineOp({
   name: 'scale',
   summary: 'Scales entities about a base point by a factor (> 0).',
-  input: z.object({ handles, base: point.describe('[x, y]'), factor: finite.describe('scale factor, greater than 0') }),
+  input: z.object({ handles, base: point.describe('[x, y]'), factor: finite.describe('greater than 0 (the scale factor)') }),
   ...MODIFY,
   errors: ['entity_absent', 'invalid_transform'],
   handler: (ctx, input): EditResult => scaleEntities(ctx.tx!, input.handles, input.base, input.factor),
@@ -142,17 +142,17 @@ export function scaleEntities(tx: Transaction, hs: string[], base: number[], fac
 
 export const array = defineOp({
   name: 'array',
-  summary: 'Copies entities in a rectangular array {rows, columns, row_spacing, column_spacing} or a polar array {center, count, angle?} (angle to fill, default 360, items rotated).',
+  summary: 'Copies entities in a rectangular or a polar array ({rows, columns, row_spacing, column_spacing} or {center, count, angle?}; angle to fill, default 360, items rotated).',
   input: z.object({
     handles,
     rows: z.number().int().min(1).optional(),
     columns: z.number().int().min(1).optional(),
-    row_spacing: finite.optional().describe('distance between rows (along y; negative: downwards)'),
-    column_spacing: finite.optional().describe('distance between columns (along x)'),
-    center: point.optional().describe('polar array: the centre [x, y]'),
-    count: z.number().int().min(2).optional().describe('polar array: number of items, the originals included'),
-    angle: finite.optional().describe('polar array: angle to fill in degrees (default 360; negative: clockwise)'),
-    rotate_items: z.boolean().optional().describe('polar array: rotate the copies (default true)'),
+    row_spacing: finite.optional().describe('along y (the distance between rows; negative: downwards)'),
+    column_spacing: finite.optional().describe('along x (the distance between columns)'),
+    center: point.optional().describe('polar: the centre'),
+    count: z.number().int().min(2).optional().describe('polar: number of items (the originals included)'),
+    angle: finite.optional().describe('polar: angle to fill, degrees (default 360; negative: clockwise)'),
+    rotate_items: z.boolean().optional().describe('polar: rotate the copies (default true)'),
   }),
   ...MODIFY,
   errors: ['entity_absent', 'invalid_request', 'too_many_entities'],
@@ -216,8 +216,8 @@ export const stretch = defineOp({
   name: 'stretch',
   summary: 'Stretches what a crossing window catches: entities wholly inside move by the vector, of the others the end points and vertices inside move.',
   input: z.object({
-    window: z.tuple([point, point]).describe('two opposite corners [[x1, y1], [x2, y2]] of the crossing window'),
-    vector: point.describe('displacement [dx, dy]'),
+    window: z.tuple([point, point]).describe('crossing window corners'),
+    vector: point.describe('(the displacement [dx, dy])'),
   }),
   ...MODIFY,
   errors: ['invalid_request'],
@@ -240,13 +240,13 @@ export function stretchWindow(ctx: OpContext, window: number[][], v: [number, nu
 
 export const hatch = defineOp({
   name: 'hatch',
-  summary: 'Hatches the smallest closed region around `point` (islands inside become holes, AutoCAD\'s normal style) or the closed entities of `boundary`; pattern SOLID (default) or a standard pattern such as ANSI31.',
+  summary: 'Hatches the closed region around `point` or the closed entities of `boundary` (the smallest region; islands inside become holes, AutoCAD\'s normal style); pattern SOLID (default) or a standard pattern such as ANSI31.',
   input: z.object({
-    point: point.optional().describe('a point inside the region [x, y]'),
-    boundary: z.array(z.string().min(1)).min(1).optional().describe('handles of closed entities (circles, closed polylines, ellipses, splines); inner ones become holes'),
+    point: point.optional().describe('(a point inside the region [x, y])'),
+    boundary: z.array(z.string().min(1)).min(1).optional().describe('closed entities (circles, closed polylines, ellipses, splines; inner ones become holes)'),
     pattern: z.string().min(1).optional().describe('SOLID (default), ANSI31, ANSI37, NET, LINE, DOTS, BRICK ...'),
     scale: finite.optional().describe('pattern scale (default 1)'),
-    angle: finite.optional().describe('pattern angle in degrees (default 0)'),
+    angle: finite.optional().describe('degrees (the pattern angle; default 0)'),
     layer: z.string().min(1).optional().describe('layer (default: the current layer)'),
   }),
   ...MODIFY,

@@ -15,7 +15,7 @@ export function to3(p: readonly number[]): Vec3 {
 const colorField = z.union([
   z.number().int().min(0).max(257),
   z.string().regex(/^(bylayer|byblock|red|yellow|green|cyan|blue|magenta|white|#[0-9a-fA-F]{6})$/i),
-]).describe('ACI 0-257, BYLAYER, BYBLOCK, a colour name (red ... white) or #RRGGBB');
+]).describe('(ACI 0-257, BYLAYER, BYBLOCK, a colour name: red ... white, or #RRGGBB)');
 
 const xdataItem = z.object({ code: z.number().int().min(1000).max(1071), value: z.unknown() });
 
@@ -23,7 +23,7 @@ const common = {
   layer: z.string().min(1).optional().describe('layer name (default: the current layer, CLAYER)'),
   color: colorField.optional(),
   linetype: z.string().min(1).optional(),
-  lineweight: z.number().int().min(-3).max(211).optional().describe('hundredths of a millimetre; -1 BYLAYER, -2 BYBLOCK, -3 default'),
+  lineweight: z.number().int().min(-3).max(211).optional().describe('1/100 mm; -1 BYLAYER, -2 BYBLOCK, -3 default'),
   ltscale: z.number().positive().optional(),
   xdata: z.record(z.string(), z.array(xdataItem)).optional().describe('application name -> [{code, value}]'),
 };
@@ -50,7 +50,7 @@ export const CREATE_SCHEMAS = {
     start_angle: num.describe('degrees, counter-clockwise from +x'), end_angle: num.describe('degrees'), ...common,
   }),
   Ellipse: z.object({
-    type: z.literal('Ellipse'), center: point, major_axis: point.describe('end of the major axis relative to the center'),
+    type: z.literal('Ellipse'), center: point, major_axis: point.describe('relative to the center (the major axis end)'),
     ratio: z.number().positive().max(1).describe('minor / major axis'),
     start_param: num.optional(), end_param: num.optional(), ...common,
   }),

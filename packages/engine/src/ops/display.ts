@@ -91,14 +91,14 @@ export const snap = defineOp({
 
 export const pick = defineOp({
   name: 'pick',
-  summary: 'The visible entities a pick or a window / crossing box finds, without changing the selection: {point, aperture} or {window, crossing?} -> {handles, types}.',
+  summary: 'The visible entities at a point or in a window (without changing the selection): {point, aperture} or {window, crossing?} -> {handles, types}.',
   input: z.object({ point: point.optional().describe('the visible entity nearest this point within `aperture`'), ...PICK_FIELDS }),
   mutates: false,
   effect: 'read',
   permissions: ['drawings:read'],
   needsDocument: true,
   output: z.object({ handles: handlesOut }),
-  mcpGroup: 'query',
+  mcpGroup: 'session',
   http: [],
   handler: (ctx, input) => {
     const s = ctx.store!;

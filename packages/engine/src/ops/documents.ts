@@ -74,10 +74,10 @@ function opened(engine: Engine, store: ReturnType<Engine['addDocument']>, kind: 
 
 export const documentOpen = defineOp({
   name: 'document_open',
-  summary: 'Opens a drawing (`path`), or creates one from a `template` drawing, or a new untitled drawing when neither is given; it becomes active.',
+  summary: 'Opens a drawing (`path`; or creates one from a `template` drawing, or a new untitled drawing when neither is given); it becomes active.',
   input: z.object({
-    path: z.string().min(1).optional().describe('DXF or DWG file to open (DWG through a converter: docs/files.md)'),
-    template: z.string().min(1).optional().describe('DXF file to start an untitled drawing from, or a DXF version (R12 ... R2018) for an empty one'),
+    path: z.string().min(1).optional().describe('DXF or DWG (the file to open; DWG through a converter: docs/files.md)'),
+    template: z.string().min(1).optional().describe('DXF file to start an untitled drawing from (or a DXF version, R12 ... R2018, for an empty one)'),
     version: z.string().optional().describe('DXF version of a new drawing (default R2018)'),
   }),
   mutates: false,
@@ -183,11 +183,11 @@ export const documentClose = defineOp({
 
 export const save = defineOp({
   name: 'save',
-  summary: 'Saves the document (atomically) to its path or to `path`, optionally in another DXF `version` or as binary DXF (`binary`); the result says what a conversion made of what (converted) and left out (dropped).',
+  summary: 'Saves the document (atomically) to its path or to `path` (optionally in another DXF `version` or as binary DXF, `binary`); the result says what a conversion made of what (converted) and left out (dropped).',
   input: z.object({
-    path: z.string().min(1).optional().describe('file to write (default: the document\'s path)'),
+    path: z.string().min(1).optional().describe('(the file to write; default: the document\'s path)'),
     version: z.string().optional().describe('R12 ... R2018 or AC1009 ... AC1032 (default: the document\'s)'),
-    binary: z.boolean().optional().describe('binary DXF (true) or ASCII (false); default: the form the drawing was read in'),
+    binary: z.boolean().optional().describe('binary DXF (true) or ASCII (false; default: the form the drawing was read in)'),
   }),
   mutates: false,
   effect: 'write_files',
@@ -225,7 +225,7 @@ export const save = defineOp({
   },
 });
 
-const stepsInput = z.object({ steps: z.number().int().min(1).max(1000).optional().describe('number of steps (default 1)') });
+const stepsInput = z.object({ steps: z.number().int().min(1).max(1000).optional().describe('(number of steps; default 1)') });
 
 export const undo = defineOp({
   name: 'undo',
@@ -277,14 +277,14 @@ export function undoRedo(ctx: OpContext, dir: 'undo' | 'redo', steps: number) {
 /** The drawing's identity: $FINGERPRINTGUID without braces (36 characters), generated when absent. */
 export const fileIdentity = defineOp({
   name: 'file_identity',
-  summary: 'The drawing\'s identity ($FINGERPRINTGUID, 36 characters), generated and stored when absent.',
+  summary: 'The drawing\'s identity ($FINGERPRINTGUID, 36 characters; generated and stored when absent).',
   input: z.object({ regenerate: z.boolean().optional().describe('assign a new identity (a copy of a drawing becomes a distinct file)') }),
   mutates: false,
   effect: 'change',
   permissions: ['drawings:write'],
   needsDocument: true,
   output: z.object({ identity: z.string(), generated: z.boolean() }),
-  mcpGroup: 'documents',
+  mcpGroup: 'data',
   http: [{ method: 'POST', path: '/file-identity', status: 200, wrapper: false }],
   handler: (ctx, input) => {
     const s = ctx.store!;
@@ -312,7 +312,7 @@ export const header = defineOp({
   permissions: ['drawings:read'],
   needsDocument: true,
   output: z.object({ header: z.record(z.string(), z.unknown()), count: z.number().int(), dxf_version: z.string(), encoding: z.string() }),
-  mcpGroup: 'query',
+  mcpGroup: 'data',
   http: [{ method: 'GET', path: '/header', status: 200, wrapper: false, fromHttp: ({ query }) => (query.names ? { names: q.list(query.names) } : {}) }],
   handler: (ctx, input) => {
     const doc = ctx.store!.doc;
@@ -387,7 +387,7 @@ export const records = defineOp({
   permissions: ['drawings:read'],
   needsDocument: true,
   output: z.object({ collection: z.string(), total: z.number().int(), count: z.number().int(), offset: z.number().int(), limit: z.number().int(), records: z.array(z.looseObject({ handle: z.string().optional(), type: z.string().optional() })) }),
-  mcpGroup: 'query',
+  mcpGroup: 'data',
   http: [{
     method: 'GET', path: '/records', status: 200, wrapper: false,
     fromHttp: ({ query }) => {

@@ -25,9 +25,9 @@ export const entitiesCreate = defineOp({
   summary: 'Creates entities (Line, Circle, Arc, Ellipse, Point, Text, MText, LWPolyline, Polyline, Spline, Insert, Hatch, Solid, Ray, XLine, Leader); `result.handles` in order.',
   input: z.object({
     entities: z.array(createItem).min(1).max(LIMITS.maxCreate),
-    create_layers: z.boolean().optional().describe('create layers that do not exist (default: unknown_layer)'),
-    layout: z.string().optional().describe('layout to draw in (default Model)'),
-    select: z.boolean().optional().describe('make the new entities the current selection'),
+    create_layers: z.boolean().optional().describe('(create missing layers; default: unknown_layer)'),
+    layout: z.string().optional().describe('(the layout to draw in; default Model)'),
+    select: z.boolean().optional().describe('select the new entities'),
   }),
   mutates: true,
   effect: 'change',
@@ -82,18 +82,18 @@ function layoutBlock(doc: DocumentApi, name: string): string {
 const listInput = z.object({
   type: z.union([z.string(), z.array(z.string())]).optional().describe('entity type (Line, LINE, ...)'),
   layer: z.union([z.string(), z.array(z.string())]).optional(),
-  detail: z.enum(['summary', 'geometry', 'full']).optional().describe('summary (default): handle, type, layer; geometry: + type attributes and bounds; full: every attribute'),
+  detail: z.enum(['summary', 'geometry', 'full']).optional().describe('summary (default): handle, type, layer; geometry: + attributes, bounds; full: all'),
   offset: z.coerce.number().int().min(0).optional(),
-  limit: z.coerce.number().int().min(1).optional().describe(`page size (default ${LIMITS.defaultLimit}; larger values are clamped to ${LIMITS.maxLimit})`),
+  limit: z.coerce.number().int().min(1).optional().describe(`(the page size; default ${LIMITS.defaultLimit}, larger values are clamped to ${LIMITS.maxLimit})`),
   fields: z.array(z.string()).optional(),
   handles: z.array(z.string()).optional(),
-  bounds: z.array(z.number()).optional().describe('[x1, y1, x2, y2]: entities whose box meets it (exactly four numbers, else ignored)'),
+  bounds: z.array(z.number()).optional().describe('[x1, y1, x2, y2] (entities whose box meets it; exactly four numbers, else ignored)'),
   bounds_mode: z.enum(['intersects', 'inside']).optional(),
-  near: z.array(z.number()).optional().describe('[x, y, radius?]: entities within radius (default 0), nearest first, with distance'),
-  contains_point: z.array(z.number()).optional().describe('[x, y]: closed entities containing the point'),
-  intersections: z.array(z.string()).optional().describe('handles: entities crossing any of them, with the points'),
+  near: z.array(z.number()).optional().describe('[x, y, radius?] (entities within radius, default 0, nearest first, with distance)'),
+  contains_point: z.array(z.number()).optional().describe('closed entities containing [x, y]'),
+  intersections: z.array(z.string()).optional().describe('entities crossing any of these handles (with the points)'),
   where: z.unknown().optional().describe('JSON array of {path, op, value}; ops eq ne gt gte lt lte in contains startsWith exists'),
-  layout: z.string().optional().describe('layout to query (default Model)'),
+  layout: z.string().optional().describe('(the layout to query; default Model)'),
 });
 
 function listFromHttp({ query }: { query: Record<string, string> }): Record<string, unknown> {
@@ -272,7 +272,7 @@ export const entitiesTransform = defineOp({
     factor: z.number().optional(),
     start: point.optional(),
     end: point.optional(),
-    copy: z.boolean().optional().describe('rotate/scale/mirror a copy, keeping the originals'),
+    copy: z.boolean().optional().describe('rotate/scale/mirror a copy (keeping the originals)'),
   }),
   mutates: true,
   effect: 'change',
@@ -306,7 +306,7 @@ export const entitiesTransform = defineOp({
 
 export const entitiesCopyTo = defineOp({
   name: 'entities_copy_to',
-  summary: 'Copies entities of the active document (or source_document_id) into document_id with everything they depend on (blocks, layers, linetypes, styles, APPIDs, image definitions ...); what the target already has keeps the target\'s definition, anonymous blocks get new names. `result.dependencies` lists what was brought, `result.kept_from_target` what the target kept.',
+  summary: 'Copies entities into document_id with what they depend on (from the active document or source_document_id; blocks, layers, linetypes, styles, APPIDs, image definitions ...); what the target already has keeps the target\'s definition, anonymous blocks get new names. `result.dependencies` lists what was brought, `result.kept_from_target` what the target kept.',
   input: z.object({
     handles: z.array(z.string()).min(1),
     document_id: z.number().int().describe('target document'),

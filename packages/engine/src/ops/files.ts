@@ -38,7 +38,7 @@ export const filesList = defineOp({
   needsDocument: false,
   // no resource route of its own (the spec's route table is fixed): POST /files_list
   http: [],
-  mcpGroup: 'documents',
+  mcpGroup: 'session',
   output: z.object({
     folder: z.string().describe('the folder listed, as the workspace names it'),
     parent: z.string().nullable().describe('the folder above (null at a workspace root)'),

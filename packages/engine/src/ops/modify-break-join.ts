@@ -15,8 +15,8 @@ import { MODIFY, handleField, pathSize, pickOn, target, xy } from './modify-comm
 
 export const breakOp = defineOp({
   name: 'break',
-  summary: 'Breaks a Line, Arc, Circle, Ellipse, LWPolyline, 2D Polyline or Spline: with one point into two entities at it, with two points removing the part between them (on a closed curve, counter-clockwise from the first to the second, as AutoCAD does).',
-  input: z.object({ handle: handleField, points: z.array(xy).min(1).max(2).describe('[p1] or [p1, p2], projected onto the entity') }),
+  summary: 'Breaks a curve in two at one point, or removes the part between two points (a Line, Arc, Circle, Ellipse, LWPolyline, 2D Polyline or Spline; on a closed curve, counter-clockwise from the first to the second, as AutoCAD does).',
+  input: z.object({ handle: handleField, points: z.array(xy).min(1).max(2).describe('[p1] or [p1, p2] (projected onto the entity)') }),
   ...MODIFY,
   errors: ['entity_absent', 'wrong_type', 'invalid_point', 'unsupported_plane'],
   example: { handle: '2F', points: [[2, 0], [5, 0]] },
@@ -62,8 +62,8 @@ export function breakAt(tx: Transaction, handle: string, points: P[]) {
 
 export const joinOp = defineOp({
   name: 'join',
-  summary: 'Joins collinear Lines into one line, Arcs of one circle into one arc (a circle when they close it), or Lines, Arcs and open LWPolylines or 2D Polylines that meet end to end into one polyline; the first handle is kept when it is a polyline (the result keeps its type), else a new LWPolyline takes its properties.',
-  input: z.object({ handles: z.array(handleField).min(2).describe('the entities to join, the first is the source') }),
+  summary: 'Joins entities into one (collinear Lines into a line, Arcs of one circle into an arc or a circle, Lines, Arcs and open LWPolylines or 2D Polylines that meet end to end into one polyline); the first handle is kept (a first polyline keeps its type; for lines and arcs a new LWPolyline takes its properties).',
+  input: z.object({ handles: z.array(handleField).min(2).describe('the first is the source') }),
   ...MODIFY,
   errors: ['entity_absent', 'wrong_type', 'not_connected', 'unsupported_plane'],
   example: { handles: ['2F', '30', '31'] },

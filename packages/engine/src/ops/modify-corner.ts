@@ -15,14 +15,14 @@ import { defineOp } from './types.js';
 import { MODIFY, handleField, target, xy } from './modify-common.js';
 
 const cornerInput = {
-  handles: z.array(handleField).min(1).max(2).describe('[a, b]: two entities, the same polyline twice (two of its segments), or one polyline with polyline: true'),
-  points: z.tuple([xy, xy]).optional().describe('points on the parts to keep, one per handle (default: the longer parts)'),
+  handles: z.array(handleField).min(1).max(2).describe('two entities (or the same polyline twice: two of its segments; or one polyline with polyline: true)'),
+  points: z.tuple([xy, xy]).optional().describe('points on the parts to keep (one per handle; default: the longer parts)'),
   polyline: z.boolean().optional().describe('every corner of the polyline handles[0]'),
 };
 
 export const filletOp = defineOp({
   name: 'fillet',
-  summary: 'Rounds the corner of two Lines, a Line and an Arc, two Arcs, a Line or Arc and a Circle (the circle is left whole) or two segments of one LWPolyline or 2D Polyline with an arc of `radius` tangent to both, trimming or extending them (the sides kept are those nearer to `points`); radius 0 makes a sharp corner, parallel lines get a half circle; `polyline: true` rounds every corner of a polyline.',
+  summary: 'Rounds a corner with an arc of `radius` (of two Lines, a Line and an Arc, two Arcs, a Line or Arc and a Circle, which is left whole, or two segments of one LWPolyline or 2D Polyline, trimmed or extended to the arc; the sides kept are those nearer to `points`); radius 0 makes a sharp corner, parallel lines get a half circle; `polyline: true` rounds every corner of a polyline.',
   input: z.object({ ...cornerInput, radius: z.number().min(0).describe('fillet radius (0: sharp corner)') }),
   ...MODIFY,
   errors: ['entity_absent', 'wrong_type', 'radius_too_large', 'parallel', 'no_intersection', 'not_adjacent', 'unsupported_plane'],
@@ -32,7 +32,7 @@ export const filletOp = defineOp({
 
 export const chamferOp = defineOp({
   name: 'chamfer',
-  summary: 'Bevels the corner of two Lines (or two segments of one LWPolyline or 2D Polyline) with a line from `distances[0]` along the first to `distances[1]` along the second; `polyline: true` bevels every corner of a polyline.',
+  summary: 'Bevels a corner of two Lines (or two segments of one LWPolyline or 2D Polyline) with a line (from `distances[0]` along the first to `distances[1]` along the second); `polyline: true` bevels every corner of a polyline.',
   input: z.object({ ...cornerInput, distances: z.tuple([z.number().min(0), z.number().min(0)]).describe('[d1, d2] from the corner along each') }),
   ...MODIFY,
   errors: ['entity_absent', 'wrong_type', 'distance_too_large', 'parallel', 'not_adjacent', 'unsupported_plane'],

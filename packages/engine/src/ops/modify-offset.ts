@@ -14,12 +14,12 @@ export const OFFSET_TYPES = ['LINE', 'ARC', 'CIRCLE', 'ELLIPSE', 'LWPOLYLINE', '
 
 export const offsetOp = defineOp({
   name: 'offset',
-  summary: 'Offsets a Line, Arc, Circle, Ellipse, LWPolyline or 2D Polyline (the same type back, bulges kept, corners extended to meet as OFFSETGAPTYPE 0) or Spline by `distance` to the side of `side`, or through the point `through`; ellipses and splines become splines within `tolerance`.',
+  summary: 'Offsets a curve by `distance` to the side of `side`, or through `through` (a Line, Arc, Circle, Ellipse, LWPolyline or 2D Polyline, given back as its own type with bulges kept and corners extended to meet as OFFSETGAPTYPE 0, or Spline); ellipses and splines become splines within `tolerance`.',
   input: z.object({
     handle: handleField,
     distance: z.number().positive().optional().describe('offset distance (with side)'),
     side: xy.optional().describe('a point on the side to offset to'),
-    through: xy.optional().describe('a point the offset passes through (instead of distance and side)'),
+    through: xy.optional().describe('(a point the offset passes through, instead of distance and side)'),
     tolerance: z.number().positive().optional().describe('for ellipses and splines (default 1e-6 of the extents)'),
   }),
   ...MODIFY,

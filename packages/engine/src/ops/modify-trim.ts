@@ -20,13 +20,13 @@ import { MODIFY, handleField, pathSize, pickOn, target, xy } from './modify-comm
 
 const edgeInput = {
   handle: handleField,
-  point: xy.describe('a point on the entity: trim removes the piece nearest it, extend grows the end nearest it'),
-  edges: z.array(handleField).optional().describe('boundary handles (default: every visible entity)'),
+  point: xy.describe('(a point on the entity: trim removes the piece nearest it, extend grows the end nearest it)'),
+  edges: z.array(handleField).optional().describe('(boundary handles; default: every visible entity)'),
 };
 
 export const trimOp = defineOp({
   name: 'trim',
-  summary: 'Removes the piece of a Line, Arc, Circle, Ellipse, LWPolyline, 2D Polyline or Spline that holds the point nearest `point`, between its intersections with `edges` (every visible entity when absent); a circle becomes an arc, a piece from the middle leaves two entities.',
+  summary: 'Removes the piece of a curve nearest `point` between its intersections with `edges` (a Line, Arc, Circle, Ellipse, LWPolyline, 2D Polyline or Spline; edges: every visible entity when absent); a circle becomes an arc, a piece from the middle leaves two entities.',
   input: z.object(edgeInput),
   ...MODIFY,
   errors: ['entity_absent', 'wrong_type', 'no_intersection', 'unsupported_plane'],
@@ -74,7 +74,7 @@ export function trim(tx: Transaction, store: DocStore, handle: string, q: P, edg
 
 export const extendOp = defineOp({
   name: 'extend',
-  summary: 'Grows the end of a Line, Arc or open LWPolyline or 2D Polyline (its end segment) nearer to `point` to the first boundary it meets among `edges` (every visible entity when absent).',
+  summary: 'Grows the end nearer to `point` to the first of `edges` it meets (of a Line, Arc, open LWPolyline or 2D Polyline, its end segment; edges: every visible entity when absent).',
   input: z.object(edgeInput),
   ...MODIFY,
   errors: ['entity_absent', 'wrong_type', 'no_boundary', 'unsupported_plane'],

@@ -137,11 +137,11 @@ export const preview = defineOp({
   name: 'preview',
   summary: 'A rendered image of the active drawing (model space or a layout, fitted to its extents): {layout?, width?, height?, format?, area?}; result holds data (base64), mime_type, width and height.',
   input: z.object({
-    layout: z.string().optional().describe('layout to render (default model space)'),
+    layout: z.string().optional().describe('(the layout to render; default model space)'),
     width: z.number().int().min(16).max(4096).optional().describe('pixels (default 1024)'),
     height: z.number().int().min(16).max(4096).optional().describe('pixels (default 768)'),
     format: z.enum(['png', 'svg']).optional().describe('default png'),
-    area: z.tuple([z.number(), z.number(), z.number(), z.number()]).optional().describe('[x1, y1, x2, y2] to show instead of the extents'),
+    area: z.tuple([z.number(), z.number(), z.number(), z.number()]).optional().describe('[x1, y1, x2, y2] (to show instead of the extents)'),
   }),
   mutates: false,
   effect: 'read',

@@ -165,7 +165,7 @@ export const sysvars = defineOp({
   permissions: ['drawings:write'],
   needsDocument: true,
   output: z.object({ values: z.record(z.string(), z.unknown()), changed: z.array(z.string()) }),
-  mcpGroup: 'documents',
+  mcpGroup: 'data',
   example: { set: { LTSCALE: 10 } },
   http: [
     { method: 'GET', path: '/sysvars', status: 200, wrapper: false, fromHttp: ({ query }) => ({ get: q.list(query.names) }) },

@@ -18,7 +18,7 @@ export const xdataGet = defineOp({
   permissions: ['drawings:read'],
   needsDocument: true,
   output: z.object({ items: z.array(z.object({ handle: z.string(), xdata: z.record(z.string(), z.array(z.unknown())), raw: z.record(z.string(), z.array(z.object({ code: z.number().int(), value: z.unknown() }))) })), count: z.number().int() }),
-  mcpGroup: 'query',
+  mcpGroup: 'data',
   http: [{
     method: 'GET', path: '/entities/{handle}/xdata', status: 200, wrapper: false,
     fromHttp: ({ params, query }) => ({ handle: params.handle, ...(query.app ? { app: query.app } : {}) }),
@@ -48,7 +48,7 @@ export const xdataSet = defineOp({
   permissions: ['drawings:write'],
   needsDocument: true,
   output: z.object({ handle: z.string(), app: z.string(), count: z.number().int() }),
-  mcpGroup: 'entities',
+  mcpGroup: 'data',
   example: { handle: '2F', app: 'MYAPP', items: [{ code: 1000, value: 'room 12' }] },
   http: [{
     method: 'PUT', path: '/entities/{handle}/xdata/{app}', status: 200, wrapper: true,
@@ -85,7 +85,7 @@ export const xdataDelete = defineOp({
   permissions: ['drawings:write'],
   needsDocument: true,
   output: z.object({ handle: z.string(), app: z.string(), removed: z.boolean(), items: z.array(z.unknown()) }),
-  mcpGroup: 'entities',
+  mcpGroup: 'data',
   http: [{
     method: 'DELETE', path: '/entities/{handle}/xdata/{app}', status: 200, wrapper: false,
     fromHttp: ({ params }) => ({ handle: params.handle, app: params.app }),
