@@ -402,6 +402,17 @@ export function bindInput(app: App, canvas: HTMLCanvasElement, cmd: CommandLine,
       return;
     }
     const a = app.ask;
+    if (!a && app.busy) {
+      // between two prompts of a running command (its op in flight): the Enter is typed ahead and
+      // answers the prompt that comes next, as AutoCAD buffers keys; dropped if the command ends
+      const since = performance.now();
+      const later = (): void => {
+        if (app.ask) enter();
+        else if (app.busy && performance.now() - since < 5000) setTimeout(later, 20);
+      };
+      setTimeout(later, 20);
+      return;
+    }
     if (a?.kind === 'select') app.endSelect(a);
     else if (a?.kind === 'point' && a.optional) a.resolve(null);
     // an empty answer: the default a value prompt shows in <>
