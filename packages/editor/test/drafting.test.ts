@@ -4,14 +4,14 @@
 // dialog), the clipboard, and the layout with ten drawings open. One browser and one server for
 // the whole file: each Chromium start costs seconds.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodePng } from '../../engine/test/render-helpers.js';
-import { at, click, hasChromium, launch, openEditor, settle, startEditor, waitFor, type EditorServer } from './helpers.js';
+import { at, click, hasChromium, launch, openEditor, settle, startEditor, waitFor, type EditorServer, showView, closeEditorTest } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'lw-drafting-'));
 const plan = join(dir, 'plan.dxf');
@@ -66,16 +66,10 @@ describe.skipIf(!hasChromium)('the editor as a drafting tool', () => {
     expect((await s.api.post('/api/v1/save', { path: plan })).status).toBe(200);
     browser = await launch();
     ({ page } = await openEditor(browser, s.editorUrl, { width: 1280, height: 800 }));
-    expect((await s.api.post('/api/v1/view_focus', { bounds: [-10, -10, 110, 70], margin: 0 })).status).toBe(200);
-    await waitFor(() => at(page, 0, 0), ([x]) => x > 0);
-    await settle(page);
+    await showView(s, page, [-10, -10, 110, 70]);
   }, 60_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await s?.proc.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => closeEditorTest(browser, s, dir));
 
   it('a types pick refuses a Line at the cursor and accepts the Circle; Enter with too few says so', async () => {
     const pending = s.api.post('/api/v1/user_select', { message: 'Pick the circle', types: ['Circle'] });

@@ -4,12 +4,12 @@
 // as the drawing's OSMODE (kept through save and reopen), the properties palette (*VARIES*, Radius
 // for two circles, an index colour from the swatches), TEXT and MTEXT typed in place and a text
 // edited in place by a double click. One browser and one server for the file.
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { at, click, hasChromium, launch, openEditor, settle, startEditor, waitFor, type EditorServer } from './helpers.js';
+import { at, click, hasChromium, launch, openEditor, settle, startEditor, waitFor, type EditorServer, showView, closeEditorTest } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'lw-aids-'));
 let s: EditorServer;
@@ -68,16 +68,10 @@ describe.skipIf(!hasChromium)('drawing aids, the properties palette and text in 
     expect((await s.api.post('/api/v1/sysvars', { set: { POLARANG: 30 } })).status).toBe(200);
     browser = await launch();
     ({ page } = await openEditor(browser, s.editorUrl, { width: 1280, height: 800 }));
-    expect((await s.api.post('/api/v1/view_focus', { bounds: [-10, -20, 250, 60], margin: 0 })).status).toBe(200);
-    await waitFor(() => at(page, 0, 0), ([x]) => x > 0);
-    await settle(page);
+    await showView(s, page, [-10, -20, 250, 60]);
   }, 60_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await s?.proc.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => closeEditorTest(browser, s, dir));
 
   it('dynamic input: x,y first, a typed length along the cursor, Tab to the angle, @dx,dy and x,y', async () => {
     await typeCommand('LINE');

@@ -10,7 +10,7 @@ import { decodePng, type DecodedPng } from '../../engine/test/render-helpers.js'
 import { request } from '../../server/test/helpers.js';
 import { writeFileSync } from 'node:fs';
 import { Resvg } from '@resvg/resvg-js';
-import { at, click, drag, hasChromium, inkCovered, inkMask, launch, openEditor, settle, startEditor, waitFor, type EditorServer } from './helpers.js';
+import { at, click, drag, hasChromium, inkCovered, inkMask, launch, openEditor, settle, startEditor, waitFor, type EditorServer, showView, closeEditorTest } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'lw-editor-'));
 let s: EditorServer;
@@ -103,16 +103,10 @@ describe.skipIf(!hasChromium)('the graphical editor', () => {
     browser = await launch();
     ({ page } = await openEditor(browser, s.editorUrl));
     // the view every screen follows
-    expect((await s.api.post('/api/v1/view_focus', { bounds: [-10, -10, 110, 70], margin: 0 })).status).toBe(200);
-    await waitFor(() => at(page, 0, 0), ([x]) => x > 0);
-    await settle(page);
+    await showView(s, page, [-10, -10, 110, 70]);
   }, 60_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await s?.proc.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => closeEditorTest(browser, s, dir));
 
   it('serves the page with a strict CSP, loads nothing from elsewhere, and keeps the token out of the URL', async () => {
     const r = await request(s.editorPort, 'GET', '/', { headers: { Host: `127.0.0.1:${s.editorPort}`, Connection: 'close' } });

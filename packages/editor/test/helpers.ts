@@ -1,7 +1,7 @@
 // The graphical mode under test: the real `linework --http 0 <file>` process, its editor page in
 // Debian's headless Chromium (WebGL2 through SwiftShader) driven by playwright-core with real
 // mouse and keyboard events, and helpers to aim at drawing coordinates.
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { client, startHttpProcess, type HttpServerProcess } from '../../server/test/helpers.js';
 
@@ -47,6 +47,21 @@ export async function openEditor(browser: Browser, url: string, size = { width: 
   await page.waitForFunction(() => (globalThis as any).linework?.ready === true, null, { timeout: 30_000 });
   await settle(page);
   return { page, foreign, errors };
+}
+
+/** Shows `bounds` of the drawing on every screen (the tests' clicks aim at drawing points) and waits for the page. */
+export async function showView(s: EditorServer, page: Page, bounds: [number, number, number, number]): Promise<void> {
+  const r = await s.api.post('/api/v1/view_focus', { bounds, margin: 0 });
+  if (r.status !== 200) throw new Error(`view_focus: ${r.status} ${r.text}`);
+  await waitFor(() => at(page, 0, 0), ([x]) => x > 0);
+  await settle(page);
+}
+
+/** A test file's end: its browser, its server and its folder. */
+export async function closeEditorTest(browser: Browser | undefined, s: EditorServer | undefined, dir: string | undefined): Promise<void> {
+  await browser?.close();
+  await s?.proc.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
 }
 
 /** Waits until the page has drawn and nothing is pending (a few frames without a change). */

@@ -1,14 +1,14 @@
 // A large drawing reaches the editor in parts, the view's first: the server streams frames (each
 // after its byte length), the page draws the first at once and extends the same scene with the
 // rest, ending with every entity drawn, the last parts' corners included.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dxf } from '../../engine/src/dxf.js';
 import { add, decodePng, newDoc } from '../../engine/test/render-helpers.js';
-import { hasChromium, launch, openEditor, startEditor, type EditorServer } from './helpers.js';
+import { hasChromium, launch, openEditor, startEditor, type EditorServer, closeEditorTest } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'lw-editor-stream-'));
 const SIDE = 160; // 25 600 lines: over the 20 000 a first part holds
@@ -40,11 +40,7 @@ describe.skipIf(!hasChromium)('a large drawing streamed in parts', () => {
     browser = await launch();
   }, 120_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await s?.proc.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => closeEditorTest(browser, s, dir));
 
   it('the server sends the parts around the view first, every entity once', async () => {
     const r = await fetch(`http://127.0.0.1:${s.editorPort}/gui/display-list?stream=1&view=0,0,100,100`, { headers: { Authorization: `Bearer ${s.token}` } });
