@@ -14,10 +14,25 @@ export interface SpatialItem {
 
 export class SpatialIndex {
   private tree = new RBush<SpatialItem>(16);
-  private items = new Map<string, SpatialItem>();
+  private byHandle = new Map<string, SpatialItem>();
+  /**
+   * Items of the last bulk load not yet keyed by handle: an opened drawing's first frame needs the
+   * tree, not the handle map (a million string keys cost about a second), so the map is filled on
+   * its first use.
+   */
+  private unkeyed: SpatialItem[] | null = null;
+
+  private get items(): Map<string, SpatialItem> {
+    const pending = this.unkeyed;
+    if (pending) {
+      this.unkeyed = null;
+      for (const it of pending) this.byHandle.set(it.handle, it);
+    }
+    return this.byHandle;
+  }
 
   get size(): number {
-    return this.items.size;
+    return this.unkeyed ? this.byHandle.size + this.unkeyed.length : this.byHandle.size;
   }
 
   /**
@@ -32,8 +47,16 @@ export class SpatialIndex {
   /** Replaces the whole content (bulk load, used when a document is opened). */
   load(entries: { handle: string; box: { min: number[]; max: number[] } | null }[]): void {
     this.tree.clear();
-    this.items.clear();
-    this.tree.load(this.track(entries));
+    this.byHandle.clear();
+    this.unkeyed = null;
+    const batch: SpatialItem[] = [];
+    // a model space's handles are unique, so they are keyed later (see `items`)
+    for (const e of entries) {
+      const it = e.box ? toItem(e.handle, e.box, this.ord(e.handle)) : null;
+      if (it) batch.push(it);
+    }
+    this.unkeyed = batch;
+    this.tree.load(batch);
   }
 
   /** Sets (or clears, with null) the box of one handle. */
@@ -112,7 +135,7 @@ export class SpatialIndex {
 
   /** The box around every indexed entity (the R-tree's root box), or null when empty. */
   extents(): { min: [number, number]; max: [number, number] } | null {
-    if (this.items.size === 0) return null;
+    if (this.size === 0) return null;
     const root = (this.tree as unknown as { data: { minX: number; minY: number; maxX: number; maxY: number } }).data;
     return { min: [root.minX, root.minY], max: [root.maxX, root.maxY] };
   }
@@ -120,6 +143,7 @@ export class SpatialIndex {
 
 function toItem(handle: string, box: { min: number[]; max: number[] }, ord: number): SpatialItem | null {
   const minX = box.min[0], minY = box.min[1], maxX = box.max[0], maxY = box.max[1];
-  if (![minX, minY, maxX, maxY].every((n) => typeof n === 'number' && Number.isFinite(n))) return null;
+  // Number.isFinite is false for anything but a finite number (undefined included)
+  if (!Number.isFinite(minX) || !Number.isFinite(minY) || !Number.isFinite(maxX) || !Number.isFinite(maxY)) return null;
   return { minX: minX!, minY: minY!, maxX: maxX!, maxY: maxY!, handle, ord };
 }
