@@ -21,18 +21,39 @@ export class SpatialIndex {
    * its first use.
    */
   private unkeyed: SpatialItem[] | null = null;
+  /** How many of `unkeyed` are in the map already (keyed in slices between requests). */
+  private keyed = 0;
 
   private get items(): Map<string, SpatialItem> {
-    const pending = this.unkeyed;
-    if (pending) {
-      this.unkeyed = null;
-      for (const it of pending) this.byHandle.set(it.handle, it);
-    }
+    this.keyUpTo(Infinity);
     return this.byHandle;
   }
 
+  /** Keys the pending items up to `n` of them; while any are pending, the map holds exactly the first `keyed`. */
+  private keyUpTo(n: number): void {
+    const pending = this.unkeyed;
+    if (!pending) return;
+    const end = Math.min(n, pending.length);
+    for (let i = this.keyed; i < end; i++) this.byHandle.set(pending[i]!.handle, pending[i]!);
+    this.keyed = Math.max(this.keyed, end);
+    if (this.keyed >= pending.length) {
+      this.unkeyed = null;
+      this.keyed = 0;
+    }
+  }
+
+  /** Keys the pending items in slices, each after the I/O waiting (a request is not held up for long). */
+  private keyInSlices(batch: SpatialItem[]): void {
+    const step = (): void => {
+      if (this.unkeyed !== batch) return;
+      this.keyUpTo(this.keyed + 50_000);
+      if (this.unkeyed === batch) setImmediate(step);
+    };
+    setImmediate(step);
+  }
+
   get size(): number {
-    return this.unkeyed ? this.byHandle.size + this.unkeyed.length : this.byHandle.size;
+    return this.unkeyed ? this.byHandle.size + this.unkeyed.length - this.keyed : this.byHandle.size;
   }
 
   /**
@@ -49,14 +70,20 @@ export class SpatialIndex {
     this.tree.clear();
     this.byHandle.clear();
     this.unkeyed = null;
+    this.keyed = 0;
     const batch: SpatialItem[] = [];
     // a model space's handles are unique, so they are keyed later (see `items`)
     for (const e of entries) {
       const it = e.box ? toItem(e.handle, e.box, this.ord(e.handle)) : null;
       if (it) batch.push(it);
     }
-    this.unkeyed = batch;
     this.tree.load(batch);
+    if (batch.length > 50_000) {
+      this.unkeyed = batch;
+      this.keyInSlices(batch);
+    } else {
+      for (const it of batch) this.byHandle.set(it.handle, it);
+    }
   }
 
   /** Sets (or clears, with null) the box of one handle. */
@@ -116,8 +143,9 @@ export class SpatialIndex {
   }
 
   /** Every indexed item (no order). */
-  all(): IterableIterator<SpatialItem> {
-    return this.items.values();
+  all(): Iterable<SpatialItem> {
+    // while items are pending the map holds only some of them, all of which are in the pending list
+    return this.unkeyed ?? this.byHandle.values();
   }
 
   has(handle: string): boolean {
