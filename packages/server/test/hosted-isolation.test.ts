@@ -119,9 +119,10 @@ describe('each organization in a worker of its own', () => {
 
   it('a request in flight when its worker dies answers 503 session_restarting, over HTTP and TCP', async () => {
     const acme = client(port, k.acme);
-    // a request that takes a while: many entities in one go
-    const many = Array.from({ length: 60_000 }, (_, i) => ({ type: 'Line', start: [i, 0], end: [i, 1] }));
-    const pending = acme.post('/api/v1/entities', { entities: many });
+    // a request that takes a while on any machine: a 600 dpi plot (35 M pixels) of many lines
+    const many = Array.from({ length: 15_000 }, (_, i) => ({ type: 'Line', start: [i % 150, Math.floor(i / 150)], end: [(i % 150) + 0.5, Math.floor(i / 150) + 0.5] }));
+    expect((await acme.post('/api/v1/entities', { entities: many })).status).toBe(201);
+    const pending = acme.post('/api/v1/plot', { path: 'dying.png', dpi: 600 });
     const tcp = await LineClient.connect(tcpPort);
     try {
       await sleep(400);
@@ -157,7 +158,8 @@ describe('each organization in a worker of its own', () => {
     };
     const heavy = (async () => {
       const created = await post('/api/v1/entities', { entities: many });
-      const plotted = await post('/api/v1/plot', { path: 'heavy.png', dpi: 300 });
+      // 600 dpi (35 M pixels): over a second of work even on a quiet, fast machine
+      const plotted = await post('/api/v1/plot', { path: 'heavy.png', dpi: 600 });
       done = true;
       return [created, plotted] as RawResponse[];
     })();
