@@ -6,11 +6,11 @@ import type { App } from './app.js';
 import { circumcenter } from './grips.js';
 import { Cancelled, Keyword, type Point } from './prompts.js';
 import { ghostText, typeInPlace } from './inplace-text.js';
+import { arcPoints, dist } from './outline.js';
 
 type Seg = [number, number, number, number];
 
 const deg = (c: Point, p: Point): number => (Math.atan2(p[1] - c[1], p[0] - c[0]) * 180) / Math.PI;
-const dist = (a: Point, b: Point): number => Math.hypot(b[0] - a[0], b[1] - a[1]);
 
 /** A point, or the keyword typed instead (null: Enter on an optional point). */
 export async function pointOr(app: App, message: string, base: Point | undefined, keywords: readonly string[], optional = false): Promise<Point | string | null> {
@@ -48,16 +48,6 @@ export async function withPreview<T>(app: App, draw: (to: Point) => Point[][], s
   }
 }
 
-export function arcPolyline(c: Point, r: number, a0: number, a1: number): Point[] {
-  let sweep = a1 - a0;
-  while (sweep <= 0) sweep += 360;
-  const n = Math.max(8, Math.ceil(sweep / 5));
-  return Array.from({ length: n + 1 }, (_, i) => {
-    const a = ((a0 + (sweep * i) / n) * Math.PI) / 180;
-    return [c[0] + r * Math.cos(a), c[1] + r * Math.sin(a)] as Point;
-  });
-}
-
 /** The arc through three points, counter-clockwise from start to end as DXF wants. */
 function arc3(s: Point, m: Point, e: Point): { center: Point; radius: number; start_angle: number; end_angle: number } | null {
   const c = circumcenter(s, m, e);
@@ -82,7 +72,7 @@ export async function arcCommand(app: App): Promise<void> {
     const c = await mustPoint(app, 'Specify center point of arc:');
     const s = await withPreview(app, (to) => [[c, to]], () => mustPoint(app, 'Specify start point of arc:', c));
     const r = dist(c, s);
-    const e = await withPreview(app, (to) => [arcPolyline(c, r, deg(c, s), deg(c, to))], () => mustPoint(app, 'Specify end point of arc:', c));
+    const e = await withPreview(app, (to) => [arcPoints(c, r, deg(c, s), deg(c, to))], () => mustPoint(app, 'Specify end point of arc:', c));
     await create(app, { type: 'Arc', center: c, radius: r, start_angle: deg(c, s), end_angle: deg(c, e) }, 'ARC');
     return;
   }
@@ -92,14 +82,14 @@ export async function arcCommand(app: App): Promise<void> {
   if (second === 'CENTER') {
     const c = await mustPoint(app, 'Specify center point of arc:', s);
     const r = dist(c, s);
-    const e = await withPreview(app, (to) => [arcPolyline(c, r, deg(c, s), deg(c, to))], () => mustPoint(app, 'Specify end point of arc:', c));
+    const e = await withPreview(app, (to) => [arcPoints(c, r, deg(c, s), deg(c, to))], () => mustPoint(app, 'Specify end point of arc:', c));
     await create(app, { type: 'Arc', center: c, radius: r, start_angle: deg(c, s), end_angle: deg(c, e) }, 'ARC');
     return;
   }
   const m = second as Point;
   const e = await withPreview(app, (to) => {
     const a = arc3(s, m, to);
-    return a ? [arcPolyline(a.center, a.radius, a.start_angle, a.end_angle)] : [[s, m, to]];
+    return a ? [arcPoints(a.center, a.radius, a.start_angle, a.end_angle)] : [[s, m, to]];
   }, () => mustPoint(app, 'Specify end point of arc:', m));
   const a = arc3(s, m, e);
   if (!a) throw new Error('ARC: the three points lie on one line');

@@ -461,9 +461,9 @@ export async function plot(doc: DocumentApi, opts: PlotOptions): Promise<PlotRes
   if (typeof opts.path !== 'string' || opts.path.trim() === '') throw new OpError('invalid_request', 'path is required');
   const format = formatOf(opts.path, opts.format);
   const perPage = opts.path.includes('{page}');
-  const count = plotLayouts(doc, opts).length;
-  if (count > 1 && !perPage && format !== 'pdf') {
-    throw new OpError('invalid_request', `${count} pages to ${format.toUpperCase()}: put {page} in the path to write one file per page`, { pages: plotLayouts(doc, opts) });
+  const names = plotLayouts(doc, opts);
+  if (names.length > 1 && !perPage && format !== 'pdf') {
+    throw new OpError('invalid_request', `${names.length} pages to ${format.toUpperCase()}: put {page} in the path to write one file per page`, { pages: names });
   }
   const { pages, skipped, warnings } = plotPages(doc, { ...opts, format });
   const files: string[] = [];
