@@ -11,7 +11,7 @@ import { readDxf } from '@linework/dxf';
 import { dxf, type DocumentApi, type DxfVersion, type Entity } from '../src/dxf.js';
 import { copyEntities, directSink } from '../src/store/closure.js';
 import { wblock } from '../src/plot/wblock.js';
-import { active, dump, engine, ok } from './helpers.js';
+import { active, dump, engine, fails, ok } from './helpers.js';
 
 const FIXTURE = new URL('./fixtures/closure_source.dxf', import.meta.url).pathname;
 const R12_NO_TABLES = new URL('./fixtures/r12_no_tables.dxf', import.meta.url).pathname;
@@ -230,6 +230,112 @@ describe('entities_copy_to brings the dependency closure', () => {
     const there = target.doc.layouts().find((l) => l.name === 'Sheet')!;
     expect(there.block.entities.map((x) => x.type)).toEqual(['VIEWPORT']);
     expect(target.doc.modelSpace().entities).toHaveLength(0);
+  });
+});
+
+describe('the clipboard (clipboard_copy / clipboard_cut / clipboard_paste) brings the same closure', () => {
+  async function fixtureAndNew() {
+    const e = engine();
+    const from = (await ok(e, 'document_open', { path: FIXTURE })).document_id as number;
+    const to = (await ok(e, 'document_open', { version: 'R2018' })).document_id as number;
+    return { e, from, to, source: e.documents.get(from)!, target: e.documents.get(to)! };
+  }
+  const modelCounts = (doc: DocumentApi) => sorted(Object.fromEntries([...new Set(doc.modelSpace().entities.map((x) => x.type))].map((t) => [t, doc.modelSpace().entities.filter((x) => x.type === t).length])));
+
+  it('copy, then paste at a point in another drawing: everything with its dependencies, moved, one undo step', async () => {
+    const { e, from, to, source, target } = await fixtureAndNew();
+    const handles = source.doc.modelSpace().entities.map((x) => x.handle);
+    const copied = await ok(e, 'clipboard_copy', { document_id: from, handles });
+    expect(copied.count).toBe(handles.length);
+    expect(copied.dependencies.blocks).toEqual(expect.arrayContaining(['FRAME', 'PLATE', 'BOLT', 'TICK_ARROW']));
+    const base = copied.base as number[];
+    const line = source.doc.modelSpace().entities.find((x) => x.type === 'LINE')!;
+    const before = dump(target.doc);
+    const r = await ok(e, 'clipboard_paste', { document_id: to, point: [base[0]! + 1000, base[1]! - 500] });
+    expect(r.vector).toEqual([1000, -500]);
+    expect(r.count).toBe(handles.length);
+    expect(r.source).toEqual({ document_id: from, name: 'closure_source.dxf' });
+    expect(r.dependencies.blocks.filter((b: string) => b.startsWith('*D'))).toHaveLength(2);
+    expect(r.dependencies.layers).toEqual(expect.arrayContaining(['WALLS', 'DIMS']));
+    expect(r.dependencies.text_styles).toEqual(expect.arrayContaining(['NOTES', 'DIMTEXT']));
+    expect(r.dependencies.dimension_styles).toContain('ARCH');
+    expect(r.dependencies.image_defs).toHaveLength(1);
+    const pasted = target.doc.modelSpace().entities.find((x) => x.type === 'LINE')!;
+    const s0 = line.attrs.start as number[], p0 = pasted.attrs.start as number[];
+    expect([p0[0]! - s0[0]!, p0[1]! - s0[1]!]).toEqual([1000, -500]);
+    expect(modelCounts(target.doc)).toEqual(modelCounts(source.doc));
+    const file = join(dir, 'paste-all.dxf');
+    await ok(e, 'save', { document_id: to, path: file });
+    if (hasEzdxf) {
+      const [src, copy] = audits([FIXTURE, file]);
+      expect(copy!.ok, copy!.messages.join('; ')).toBe(true);
+      expect(copy!.fixes).toEqual({});
+      expect(copy!.modelspace).toEqual(src!.modelspace);
+    }
+    // the copy and the move are one step
+    await ok(e, 'undo', { document_id: to });
+    expect(dump(target.doc)).toBe(before);
+  });
+
+  it('cut a DIMENSION in one drawing, paste it in another: it comes with its *D block and style, the source lost it', async () => {
+    const { e, from, to, source, target } = await fixtureAndNew();
+    const dim = source.doc.modelSpace().entities.find((x) => x.type === 'DIMENSION')!;
+    const geometry = String(dim.attrs.geometry);
+    const count = source.doc.modelSpace().entities.length;
+    const cut = await ok(e, 'clipboard_cut', { document_id: from, handles: [dim.handle] });
+    expect(cut.handles).toEqual([dim.handle]);
+    expect(source.doc.get(dim.handle)).toBeUndefined();
+    expect(source.doc.modelSpace().entities).toHaveLength(count - 1);
+    // the source is closed before the paste: the clipboard needs nothing of it
+    await ok(e, 'document_close', { document_id: from, discard: true });
+    const r = await ok(e, 'clipboard_paste', { document_id: to });
+    expect(r.cut).toBe(true);
+    expect(r.vector).toEqual([0, 0]);
+    const copy = target.doc.get(r.handles[0])!;
+    expect(copy.type).toBe('DIMENSION');
+    const block = target.doc.getBlock(String(copy.attrs.geometry))!;
+    expect(block.entities.length).toBeGreaterThan(0);
+    expect(r.renamed_blocks[Object.keys(r.renamed_blocks)[0]!]).toBe(block.name);
+    expect(Object.keys(r.renamed_blocks)).toHaveLength(1);
+    expect(target.doc.getTableEntry('DIMSTYLE', String(copy.attrs.dimstyle))).toBeDefined();
+    expect(target.doc.getTableEntry('LAYER', 'DIMS')).toBeDefined();
+    const file = join(dir, 'paste-cut.dxf');
+    await ok(e, 'save', { document_id: to, path: file });
+    if (hasEzdxf) {
+      const [a] = audits([file]);
+      expect(a!.ok, a!.messages.join('; ')).toBe(true);
+      expect(a!.fixes).toEqual({});
+      expect(a!.modelspace).toEqual({ DIMENSION: 1 });
+      expect(a!.blocks).toContain(block.name);
+    }
+    expect(geometry).toMatch(/^\*D/);
+  });
+
+  it('undo of a cut brings the entities back and keeps the clipboard; a paste twice into one drawing gives two anonymous blocks', async () => {
+    const { e, from, to, source, target } = await fixtureAndNew();
+    const dims = source.doc.modelSpace().entities.filter((x) => x.type === 'DIMENSION').map((x) => x.handle);
+    await ok(e, 'clipboard_cut', { document_id: from, handles: dims });
+    await ok(e, 'undo', { document_id: from });
+    for (const h of dims) expect(source.doc.get(h)?.type).toBe('DIMENSION');
+    const first = await ok(e, 'clipboard_paste', { document_id: to, point: [0, 0] });
+    const second = await ok(e, 'clipboard_paste', { document_id: to, point: [50, 0] });
+    const all = [...first.dependencies.blocks, ...second.dependencies.blocks].filter((b: string) => b.startsWith('*D'));
+    expect(new Set(all).size).toBe(2 * dims.length);
+    expect(second.kept_from_target.dimension_styles).toContain('ARCH');
+    // within the source drawing: its names are kept, the anonymous blocks copied anew
+    const own = await ok(e, 'clipboard_paste', { document_id: from });
+    expect(Object.values(own.dependencies).flat().every((n) => String(n).startsWith('*'))).toBe(true);
+    expect(own.kept_from_target.layers).toContain('DIMS');
+    expect(source.doc.modelSpace().entities.filter((x) => x.type === 'DIMENSION')).toHaveLength(2 * dims.length);
+    expect(target.doc.modelSpace().entities).toHaveLength(2 * dims.length);
+  });
+
+  it('paste with nothing on the clipboard fails with clipboard_empty', async () => {
+    const e = engine();
+    await fails(e, 'clipboard_paste', {}, 'clipboard_empty');
+    await ok(e, 'entities_create', { entities: [{ type: 'Line', start: [0, 0], end: [1, 1] }] });
+    await fails(e, 'clipboard_copy', { handles: ['FFFF'] }, 'entity_absent');
+    await fails(e, 'clipboard_paste', {}, 'clipboard_empty');
   });
 });
 
