@@ -11,7 +11,8 @@ import { readDxf } from '@linework/dxf';
 import { dxf, type DocumentApi, type DxfVersion, type Entity } from '../src/dxf.js';
 import { copyEntities, directSink } from '../src/store/closure.js';
 import { wblock } from '../src/plot/wblock.js';
-import { active, dump, engine, fails, ok } from './helpers.js';
+import { Workspace } from '../src/index.js';
+import { TEST_ROOTS, active, dump, engine, fails, ok } from './helpers.js';
 
 const FIXTURE = new URL('./fixtures/closure_source.dxf', import.meta.url).pathname;
 const R12_NO_TABLES = new URL('./fixtures/r12_no_tables.dxf', import.meta.url).pathname;
@@ -339,6 +340,56 @@ describe('the clipboard (clipboard_copy / clipboard_cut / clipboard_paste) bring
   });
 });
 
+describe('INSERT of a drawing file brings the same closure', () => {
+  it('the file\'s model space becomes a block named after it, with everything it depends on; one undo step', async () => {
+    const e = engine();
+    const to = (await ok(e, 'document_open', { version: 'R2018' })).document_id as number;
+    const target = e.documents.get(to)!;
+    const before = dump(target.doc);
+    const r = await ok(e, 'command', { cmd: `INSERT ${FIXTURE} 100,50` });
+    const step = r.commands[0];
+    expect(step.block).toBe('closure_source');
+    expect(step.kept).toBe(false);
+    expect(step.dependencies.blocks).toEqual(expect.arrayContaining(['FRAME', 'PLATE', 'BOLT', 'TICK_ARROW']));
+    expect(step.dependencies.blocks.filter((b: string) => b.startsWith('*D'))).toHaveLength(2);
+    expect(step.dependencies.layers).toEqual(expect.arrayContaining(['WALLS', 'DIMS']));
+    expect(step.dependencies.text_styles).toContain('NOTES');
+    expect(step.dependencies.dimension_styles).toContain('ARCH');
+    const source = await dxf.readDxf(FIXTURE);
+    const types = (list: Entity[]) => sorted(Object.fromEntries([...new Set(list.map((x) => x.type))].map((t) => [t, list.filter((x) => x.type === t).length])));
+    expect(types(target.doc.getBlock('closure_source')!.entities)).toEqual(types(source.modelSpace().entities));
+    const insert = target.doc.get(step.handles[0])!;
+    expect([insert.type, insert.attrs.name, insert.attrs.insert]).toEqual(['INSERT', 'closure_source', [100, 50, 0]]);
+    // a second INSERT of the file uses the definition the drawing has now
+    const again = (await ok(e, 'command', { cmd: `INSERT ${FIXTURE} 0,0` })).commands[0];
+    expect(again.kept).toBe(true);
+    expect([...target.doc.blocks.keys()].filter((n) => n.toUpperCase() === 'CLOSURE_SOURCE')).toHaveLength(1);
+    const file = join(dir, 'insert-drawing.dxf');
+    await ok(e, 'save', { document_id: to, path: file });
+    if (hasEzdxf) {
+      const [a] = audits([file]);
+      expect(a!.ok, a!.messages.join('; ')).toBe(true);
+      expect(a!.fixes, a!.messages.join('; ')).toEqual({});
+      expect(a!.modelspace).toEqual({ INSERT: 2 });
+      expect(a!.blocks).toEqual(expect.arrayContaining(['closure_source', 'FRAME', 'PLATE', 'BOLT', 'TICK_ARROW']));
+    }
+    // each INSERT is one step: the first one's undo takes the block definition with it
+    await ok(e, 'undo', { document_id: to });
+    expect(target.doc.getBlock('closure_source')).toBeDefined();
+    expect(target.doc.modelSpace().entities).toHaveLength(1);
+    await ok(e, 'undo', { document_id: to });
+    expect(dump(target.doc)).toBe(before);
+  });
+
+  it('a file that is not there fails with file_not_found and changes nothing', async () => {
+    const e = engine();
+    const doc = active(e).doc;
+    const before = dump(doc);
+    await fails(e, 'command', { cmd: `INSERT ${join(dir, 'nothing-here.dxf')} 0,0` }, 'file_not_found');
+    expect(dump(doc)).toBe(before);
+  });
+});
+
 describe('wblock brings the same closure', () => {
   it('writes all of model space of the fixture; ezdxf finds nothing undefined', async () => {
     const e = engine();
@@ -392,9 +443,11 @@ describe('the symbols every drawing has', () => {
 });
 
 describe.skipIf(!corpus)('every corpus file: copy and wblock of all of model space (LINEWORK_DXF_CORPUS)', () => {
-  it('ezdxf finds nothing undefined and the same entities by type; a second copy adds anonymous blocks only', { timeout: 900_000 }, async () => {
+  it('ezdxf finds nothing undefined and the same entities by type (copy, wblock, clipboard paste); a second copy adds anonymous blocks only', { timeout: 900_000 }, async () => {
     const files = readdirSync(corpus!).filter((f) => /\.dxf$/i.test(f)).sort();
-    const rows: { name: string; source: string; copy: string; wblock: string }[] = [];
+    const rows: { name: string; source: string; copy: string; wblock: string; paste: string }[] = [];
+    // the editor's paste: clipboard_copy of all of model space, clipboard_paste into a new drawing
+    const session = engine({ workspace: new Workspace([...TEST_ROOTS, corpus!]) });
     for (const name of files) {
       const source = join(corpus!, name);
       const src = await dxf.readDxf(source);
@@ -417,18 +470,28 @@ describe.skipIf(!corpus)('every corpus file: copy and wblock of all of model spa
       expect(againAnon, name).toBeGreaterThanOrEqual(anonymousReach(src, entities));
       // every anonymous block of the second copy got a name of its own
       expect(Object.keys(again.renamed_blocks).length, name).toBe(againAnon);
-      rows.push({ name, source, copy, wblock: wb });
+      const paste = join(dir, `paste-${name}`);
+      const from = (await ok(session, 'document_open', { path: source })).document_id as number;
+      const to = (await ok(session, 'document_open', { version: sameVersion(src.version) })).document_id as number;
+      const all = session.documents.get(from)!.doc.modelSpace().entities.map((x) => x.handle);
+      if (all.length) {
+        await ok(session, 'clipboard_copy', { document_id: from, handles: all });
+        expect((await ok(session, 'clipboard_paste', { document_id: to })).count, name).toBe(all.length);
+      }
+      await ok(session, 'save', { document_id: to, path: paste });
+      for (const id of [from, to]) await ok(session, 'document_close', { document_id: id, discard: true });
+      rows.push({ name, source, copy, wblock: wb, paste });
     }
     if (!hasEzdxf) return;
-    const results = audits(rows.flatMap((r) => [r.source, r.copy, r.wblock]));
+    const results = audits(rows.flatMap((r) => [r.source, r.copy, r.wblock, r.paste]));
     const failures: unknown[] = [];
     rows.forEach((row, i) => {
-      const [src, copy, wb] = [results[3 * i]!, results[3 * i + 1]!, results[3 * i + 2]!];
+      const [src, copy, wb, paste] = [results[4 * i]!, results[4 * i + 1]!, results[4 * i + 2]!, results[4 * i + 3]!];
       if (!src.ok) return; // ezdxf cannot read the original either: nothing to compare with
       // a source ezdxf repairs itself (undefined blocks, duplicate handles) is compared on what it
       // lacks: the copy may lack no more than the source does
       const clean = !Object.keys(src.fixes).length && !Object.keys(src.errors).length;
-      for (const [how, a] of [['copy', copy], ['wblock', wb]] as const) {
+      for (const [how, a] of [['copy', copy], ['wblock', wb], ['paste', paste]] as const) {
         const lacking = a.ok ? undefinedFixes(a) : {};
         const allowed = clean ? {} : undefinedFixes(src);
         const tooMany = Object.entries(lacking).filter(([k, n]) => n > (allowed[k] ?? 0));
