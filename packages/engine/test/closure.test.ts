@@ -3,9 +3,10 @@
 // standard symbols every opened drawing has. Saved copies are checked by ezdxf's audit
 // (ezdxf_closure.py, one Python process for many files).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Resvg } from '@resvg/resvg-js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readDxf } from '@linework/dxf';
 import { dxf, type DocumentApi, type DxfVersion, type Entity } from '../src/dxf.js';
@@ -337,6 +338,46 @@ describe('the clipboard (clipboard_copy / clipboard_cut / clipboard_paste) bring
     await ok(e, 'entities_create', { entities: [{ type: 'Line', start: [0, 0], end: [1, 1] }] });
     await fails(e, 'clipboard_copy', { handles: ['FFFF'] }, 'entity_absent');
     await fails(e, 'clipboard_paste', {}, 'clipboard_empty');
+  });
+});
+
+describe('images between drawings: one IMAGEDEF per file, as embed_image keeps it', () => {
+  function png(path: string, fill: string): void {
+    writeFileSync(path, new Resvg(`<svg xmlns="http://www.w3.org/2000/svg" width="8" height="4"><rect width="8" height="4" fill="${fill}"/></svg>`).render().asPng());
+  }
+
+  it('an image of another file under a name the target uses gets a name of its own; one of the same file shares the target\'s definition', async () => {
+    mkdirSync(join(dir, 'a'), { recursive: true });
+    mkdirSync(join(dir, 'b'), { recursive: true });
+    png(join(dir, 'a', 'pic.png'), '#ff0000');
+    png(join(dir, 'b', 'pic.png'), '#0000ff');
+    const e = engine();
+    const a = (await ok(e, 'document_open', { version: 'R2018' })).document_id as number;
+    const fromA = await ok(e, 'embed_image', { document_id: a, path: join(dir, 'a', 'pic.png'), insert: [0, 0], width: 8 });
+    const b = (await ok(e, 'document_open', { version: 'R2018' })).document_id as number;
+    const ownB = await ok(e, 'embed_image', { document_id: b, path: join(dir, 'b', 'pic.png'), insert: [0, 0], width: 8 });
+    const target = e.documents.get(b)!.doc;
+    const fileOf = (imageHandle: string) => String(target.get(String(target.get(imageHandle)!.attrs.image_def_handle))!.attrs.filename);
+    // both are "pic" in their image dictionary, and they are different pictures
+    const r = await ok(e, 'entities_copy_to', { source_document_id: a, document_id: b, handles: [fromA.handle] });
+    expect(fileOf(r.handles[0])).toBe(join(dir, 'a', 'pic.png'));
+    expect(fileOf(ownB.handle)).toBe(join(dir, 'b', 'pic.png'));
+    expect(r.dependencies.image_defs).toEqual(['pic_2']);
+    // the same file again: the definition the target has now
+    const again = await ok(e, 'entities_copy_to', { source_document_id: a, document_id: b, handles: [fromA.handle] });
+    expect(again.kept_from_target.image_defs).toEqual(['pic_2']);
+    expect(target.get(String(target.get(again.handles[0])!.attrs.image_def_handle))).toBe(target.get(String(target.get(r.handles[0])!.attrs.image_def_handle)));
+    // and embed_image of that file in the target uses it too (one IMAGEDEF per file)
+    const embedded = await ok(e, 'embed_image', { document_id: b, path: join(dir, 'a', 'pic.png'), insert: [20, 0], width: 8 });
+    expect(embedded.image_def).toBe(target.get(r.handles[0])!.attrs.image_def_handle);
+    const file = join(dir, 'images.dxf');
+    await ok(e, 'save', { document_id: b, path: file });
+    if (hasEzdxf) {
+      const [x] = audits([file]);
+      expect(x!.ok, x!.messages.join('; ')).toBe(true);
+      expect(x!.fixes, x!.messages.join('; ')).toEqual({});
+      expect(x!.modelspace).toEqual({ IMAGE: 4 });
+    }
   });
 });
 
