@@ -332,6 +332,22 @@ describe('the clipboard (clipboard_copy / clipboard_cut / clipboard_paste) bring
     expect(target.doc.modelSpace().entities).toHaveLength(2 * dims.length);
   });
 
+  it('paper-space entities paste into their layout by default; into model space a viewport is left out', async () => {
+    const { e, from, to, source, target } = await fixtureAndNew();
+    const sheet = source.doc.layouts().find((l) => l.name === 'Sheet')!;
+    const vp = sheet.block.entities.find((x) => x.type === 'VIEWPORT')!;
+    await ok(e, 'clipboard_copy', { document_id: from, handles: [vp.handle] });
+    const r = await ok(e, 'clipboard_paste', { document_id: to });
+    expect(r.dependencies.layouts).toEqual(['Sheet']);
+    expect(target.doc.layouts().find((l) => l.name === 'Sheet')!.block.entities.map((x) => x.type)).toEqual(['VIEWPORT']);
+    await fails(e, 'clipboard_paste', { document_id: to, layout: 'Model' }, 'invalid_request');
+    const line = source.doc.modelSpace().entities.find((x) => x.type === 'LINE')!;
+    await ok(e, 'clipboard_copy', { document_id: from, handles: [vp.handle, line.handle] });
+    const mixed = await ok(e, 'clipboard_paste', { document_id: to, layout: 'Model' });
+    expect(mixed.skipped).toEqual({ VIEWPORT: 1 });
+    expect(target.doc.modelSpace().entities.map((x) => x.type)).toEqual(['LINE']);
+  });
+
   it('paste with nothing on the clipboard fails with clipboard_empty', async () => {
     const e = engine();
     await fails(e, 'clipboard_paste', {}, 'clipboard_empty');

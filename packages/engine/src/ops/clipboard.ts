@@ -153,7 +153,11 @@ export const clipboardPaste = defineOp({
     if (!clip) throw new OpError('clipboard_empty', 'the clipboard is empty: clipboard_copy or clipboard_cut first');
     const tx = ctx.tx!;
     const into = input.layout !== undefined ? layoutBlock(tx.doc, input.layout) : undefined;
-    const list = clip.handles.map((h) => clip.doc.get(h) as Entity);
+    let list = clip.handles.map((h) => clip.doc.get(h) as Entity);
+    // a viewport belongs to paper space: into model space it is left out, and the answer says so
+    const skipped = into !== undefined && into === tx.doc.modelSpace().name ? list.filter((e) => e.type === 'VIEWPORT').length : 0;
+    if (skipped) list = list.filter((e) => e.type !== 'VIEWPORT');
+    if (!list.length) throw new OpError('invalid_request', `the clipboard holds only viewports, which model space cannot take (${skipped})`);
     const r = copyEntities(clip.doc, list, tx, { into });
     const vector = input.point ? [input.point[0]! - clip.base[0], input.point[1]! - clip.base[1]] : [0, 0];
     let handles = r.handles;
@@ -164,6 +168,7 @@ export const clipboardPaste = defineOp({
       count: handles.length, handles, vector, source: clip.source, cut: clip.cut,
       dependencies: r.dependencies, kept_from_target: r.kept_from_target, renamed_blocks: r.renamed_blocks, undefined_in_source: r.undefined_in_source,
       ...(r.converted ? { converted: r.converted, dropped: r.dropped } : {}),
+      ...(skipped ? { skipped: { VIEWPORT: skipped } } : {}),
     };
   },
 });
