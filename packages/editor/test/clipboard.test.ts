@@ -1,9 +1,10 @@
-// The clipboard between drawings in a real headless Chromium with real mouse and keyboard: a
-// window selection of a drawing with dependencies (dimensions with their *D blocks and style,
-// blocks nested three deep, text in its own style, layers, linetypes, an image) copied with Ctrl+C and
+// The clipboard between drawings in a real headless Chromium with real mouse and keyboard: a window
+// selection of a drawing with dependencies (dimensions with their *D blocks and style, blocks
+// nested three deep, text in its own style, layers, linetypes, an image) copied with Ctrl+C and
 // pasted with Ctrl+V at a clicked point into a new drawing, and a DIMENSION cut with Ctrl+X from
-// one drawing and pasted into another. The saved targets go through ezdxf's audit
-// (engine/test/ezdxf_closure.py): nothing undefined, the entities by type as in the source.
+// one drawing and pasted into another; INSERT of the drawing file typed on the command line. The
+// saved targets go through ezdxf's audit (engine/test/ezdxf_closure.py): nothing undefined, the
+// entities by type as in the source.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -174,6 +175,24 @@ describe.skipIf(!hasChromium)('the clipboard between drawings in the editor', ()
       expect(b!.modelspace).toEqual({ DIMENSION: 1 });
       expect(b!.blocks.filter((x) => x.startsWith('*D'))).toHaveLength(1);
       expect(a!.modelspace.DIMENSION).toBe(dims.length - 1);
+    }
+  });
+
+  it('INSERT of a drawing file typed on the command line brings the file as a block with what it depends on', async () => {
+    const target = await open({ version: 'R2018' });
+    await show(target, [-100, -100, 300, 200]);
+    await page.keyboard.type('-INSERT source.dxf 200,0');
+    await page.keyboard.press('Enter');
+    const got = await waitFor(() => entities(target), (l) => l.length === 1);
+    expect(got[0]!.type).toBe('Insert');
+    const file = await save(target, 'inserted.dxf');
+    if (hasEzdxf) {
+      const [a] = audits([file]);
+      expect(a!.ok, a!.messages.join('; ')).toBe(true);
+      expect(a!.fixes, a!.messages.join('; ')).toEqual({});
+      expect(a!.modelspace).toEqual({ INSERT: 1 });
+      expect(a!.blocks).toEqual(expect.arrayContaining(['source', 'FRAME', 'PLATE', 'BOLT', 'TICK_ARROW']));
+      expect(a!.blocks.filter((b) => b.startsWith('*D'))).toHaveLength(2);
     }
   });
 });
