@@ -15,6 +15,7 @@ import {
 } from './access.js';
 import { SpatialIndex } from './spatial.js';
 import { OpError } from '../protocol.js';
+import { drawnBox } from './drawn-box.js';
 
 /**
  * The largest coordinate a changed entity's box may reach. Far below the doubles' range on
@@ -265,7 +266,7 @@ export class DocStore {
 /** The box of an entity, or null when it has none or geometry fails on it. */
 export function safeBox(e: Entity, doc: DocumentApi): { min: number[]; max: number[] } | null {
   try {
-    return dxf.boundingBox(e, doc);
+    return dxf.boundingBox(e, doc) ?? drawnBox(e, doc);
   } catch {
     return null;
   }
