@@ -7,21 +7,22 @@ import { offsetOp } from './modify-offset.js';
 import { extendOp, trimOp } from './modify-trim.js';
 import { chamferOp, filletOp } from './modify-corner.js';
 import { breakOp, joinOp } from './modify-break-join.js';
+import { hatch } from '../construct-more/ops.js';
 import { defineOp, type EngineOp } from './types.js';
 import type { EditResult } from './edit-result.js';
 
-const PREVIEWED: EngineOp[] = [offsetOp, trimOp, extendOp, filletOp, chamferOp];
+const PREVIEWED: EngineOp[] = [offsetOp, trimOp, extendOp, filletOp, chamferOp, hatch];
 
 /**
  * What an edit would give, without making it: the op runs in a transaction that is rolled back,
  * and the entities it would create or change come back as records (the editor's hover preview of
- * FILLET and CHAMFER draws them). The drawing, its version and its history stay as they were.
+ * FILLET and CHAMFER draws them, HATCH the boundaries found so far). The drawing, its version and its history stay as they were.
  */
 export const modifyPreview = defineOp({
   name: 'modify_preview',
-  summary: 'The result an offset, trim, extend, fillet or chamfer would have, made and rolled back: `entities` (full records of what it would create or change) and `erased`; nothing changes.',
+  summary: 'The result an offset, trim, extend, fillet, chamfer or hatch would have, made and rolled back: `entities` (full records of what it would create or change) and `erased`; nothing changes.',
   input: z.object({
-    edit: z.enum(['offset', 'trim', 'extend', 'fillet', 'chamfer']).describe('the op to preview'),
+    edit: z.enum(['offset', 'trim', 'extend', 'fillet', 'chamfer', 'hatch']).describe('the op to preview'),
     fields: z.record(z.string(), z.unknown()).describe('the op\'s own fields'),
   }),
   mutates: false,
