@@ -44,6 +44,28 @@ describe('trim and extend along a fence', () => {
     await fails(e, 'trim', {}, 'invalid_request');
   });
 
+  it('counts the pieces an earlier crossing made as edges of the later ones', async () => {
+    const lines = [
+      { type: 'Line', start: [0, 0], end: [20, 0] },
+      { type: 'Line', start: [5, -5], end: [5, 5] },
+      { type: 'Line', start: [10, -5], end: [10, 5] },
+      { type: 'Line', start: [15, -5], end: [15, 5] },
+    ];
+    const fence = [[7, -1], [7, 1], [16, -3]];
+    const a = await drawing(lines);
+    await undoable(a.e, 'trim', { fence });
+    // the vertical at x = 15 is cut by the piece of the long line the first crossing left (15, 0)
+    close((await get(a.e, a.h[3])).start, [15, 0, 0]);
+    close((await get(a.e, a.h[3])).end, [15, 5, 0]);
+    // the same as trimming at the crossings one op at a time (the crossing on the removed piece passed over)
+    const b = await drawing(lines);
+    await ok(b.e, 'trim', { handle: b.h[0], point: [7, 0] });
+    await ok(b.e, 'trim', { handle: b.h[2], point: [10, 1 - 4 * (3 / 9)] });
+    await ok(b.e, 'trim', { handle: b.h[3], point: [15, 1 - 4 * (8 / 9)] });
+    const shapes = async (e: typeof a.e) => ((await ok(e, 'entities_list', { detail: 'full' })).entities as Record<string, unknown>[]).map((x) => JSON.stringify({ ...x, handle: '' })).sort();
+    expect(await shapes(a.e)).toEqual(await shapes(b.e));
+  });
+
   it('extends each end a fence crosses near', async () => {
     const { e, h } = await drawing([
       { type: 'Line', start: [0, 0], end: [5, 0] },

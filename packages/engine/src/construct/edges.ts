@@ -16,6 +16,7 @@ export interface Box { minX: number; minY: number; maxX: number; maxY: number }
 
 export class EdgeSource {
   private cache = new Map<string, { segs: Seg[]; box: Box | null }>();
+  private freshHandles: Set<string>;
   /** How far rays and infinite lines reach: well past the drawing. */
   readonly reach: number;
 
@@ -23,7 +24,12 @@ export class EdgeSource {
    * AutoCAD's EDGEMODE 1: an edge counts as extended along its natural path (a line's ends carried
    * on as rays, an arc as its whole circle, an open polyline's end segments likewise).
    */
-  constructor(readonly store: DocStore, readonly exclude: Set<string>, readonly given: Entity[] | null, readonly extended = false) {
+  /**
+   * `fresh`: entities made or changed earlier in the same transaction (a fence's earlier trims),
+   * which the spatial index does not know yet (or knows with their old box).
+   */
+  constructor(readonly store: DocStore, readonly exclude: Set<string>, readonly given: Entity[] | null, readonly extended = false, readonly fresh: Entity[] = []) {
+    this.freshHandles = new Set(fresh.map((e) => e.handle));
     const x = store.index.extents();
     const span = x ? Math.hypot(x.max[0] - x.min[0], x.max[1] - x.min[1]) : 1;
     this.reach = Math.max(1, span) * 4;
@@ -42,7 +48,7 @@ export class EdgeSource {
       }
     }
     if (this.extended && segs.length) segs = extendEnds(segs, this.reach);
-    const b = this.extended ? boxOfSegs(segs) : this.store.index.box(e.handle) ?? boxOf(safeBox(e, this.store.doc));
+    const b = this.extended ? boxOfSegs(segs) : (this.freshHandles.has(e.handle) ? null : this.store.index.box(e.handle)) ?? boxOf(safeBox(e, this.store.doc));
     c = { segs, box: b ?? null };
     this.cache.set(e.handle, c);
     return c;
@@ -63,6 +69,11 @@ export class EdgeSource {
         if (this.exclude.has(it.handle)) continue;
         const e = doc.get(it.handle) as Entity | undefined;
         if (e && visibleEntity(this.store, e) && (!this.extended || meets(this.segsOf(e).box))) out.push(e);
+      }
+      const listed = new Set(out.map((e) => e.handle));
+      for (const e of this.fresh) {
+        if (listed.has(e.handle) || this.exclude.has(e.handle) || !visibleEntity(this.store, e)) continue;
+        if (meets(this.extended ? this.segsOf(e).box : boxOf(safeBox(e, this.store.doc)))) out.push(e);
       }
       return out;
     }

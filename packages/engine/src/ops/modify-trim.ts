@@ -39,9 +39,11 @@ export const trimOp = defineOp({
   handler: (ctx, input) => edgeEdit(ctx.tx!, ctx.store!, 'trim', input as EdgeInput),
 });
 
-export function edgeSource(tx: Transaction, store: DocStore, e: Entity, edges: string[] | undefined, extended = false): EdgeSource {
+export function edgeSource(tx: Transaction, store: DocStore, e: Entity, edges: string[] | undefined, extended = false, fresh: Edits | null = null): EdgeSource {
   const given = edges ? entitiesOrThrow(tx.doc, edges) : null;
-  return new EdgeSource(store, new Set([e.handle]), given, extended);
+  const r = fresh?.result();
+  const touched = r ? [...r.created, ...r.modified].map((h) => tx.doc.get(h) as Entity | undefined).filter((x): x is Entity => !!x) : [];
+  return new EdgeSource(store, new Set([e.handle]), given, extended, touched);
 }
 
 /** trim or extend at one picked point, or along a fence: the op's two forms. */
@@ -124,7 +126,7 @@ export function trim(tx: Transaction, store: DocStore, handle: string, q: P, edg
   const path = entityPath(e, 'trim');
   const T = pickOn(path, q, e, 'trim');
   const size = pathSize(path);
-  const src = edgeSource(tx, store, e, edges, ext);
+  const src = edgeSource(tx, store, e, edges, ext, edits);
   const pad = size * 1e-9;
   const box = path.segs.map((s) => segBox(s, pad)).reduce((a, b) => ({ minX: Math.min(a.minX, b.minX), minY: Math.min(a.minY, b.minY), maxX: Math.max(a.maxX, b.maxX), maxY: Math.max(a.maxY, b.maxY) }));
   const N = path.segs.length;
@@ -169,7 +171,7 @@ export function extend(tx: Transaction, store: DocStore, handle: string, q: P, e
   const i = atEnd ? path.segs.length - 1 : 0;
   let seg = path.segs[i]!;
   if (!atEnd) seg = reverseSeg(seg);
-  const src = edgeSource(tx, store, e, edges, ext);
+  const src = edgeSource(tx, store, e, edges, ext, edits);
   const hit = firstHit(src, e, seg);
   if (!hit) throw new OpError('no_boundary', `extend: the ${atEnd ? 'end' : 'start'} of ${e.type} ${e.handle} meets no ${edges ? 'given edge' : 'visible entity'} when extended`, { handle: e.handle });
   const segs = path.segs.slice();
