@@ -138,10 +138,15 @@ describe.skipIf(!hasChromium)('the editor\'s modify commands', () => {
         { type: 'LWPolyline', points: [[1820, 0], [1830, 0], [1830, 10], [1820, 10]], closed: true },
         { type: 'Line', start: [1900, 0], end: [1940, 0] },
         { type: 'Line', start: [1940, 0], end: [1940, 40] },
+        { type: 'Line', start: [2000, 0], end: [2040, 0] },
+        { type: 'Line', start: [2020, 5], end: [2020, 15] },
+        { type: 'Line', start: [2100, 0], end: [2100, 20] },
+        { type: 'Line', start: [2110, 0], end: [2110, 20] },
+        { type: 'Line', start: [2090, 10], end: [2120, 10] },
       ],
     });
     expect(made.status, made.text).toBe(201);
-    [H.offset, H.trimmed, H.edge, H.alone, H.f1, H.f2, H.square, H.island, H.mirror, H.dim, H.ext, H.bound, H.c1, H.c2, H.brk, H.j1, H.j2, H.rect, H.circle, H.arr, H.str, H.a1, H.a2, H.fv1, H.fv2, H.fh1, H.fh2, H.sx, H.sb, H.sq1, H.sq2, H.ch1, H.ch2] = made.json.result.handles;
+    [H.offset, H.trimmed, H.edge, H.alone, H.f1, H.f2, H.square, H.island, H.mirror, H.dim, H.ext, H.bound, H.c1, H.c2, H.brk, H.j1, H.j2, H.rect, H.circle, H.arr, H.str, H.a1, H.a2, H.fv1, H.fv2, H.fh1, H.fh2, H.sx, H.sb, H.sq1, H.sq2, H.ch1, H.ch2, H.el, H.ev, H.cv1, H.cv2, H.ch] = made.json.result.handles;
     browser = await launch();
     ({ page } = await openEditor(browser, s.editorUrl, { width: 1280, height: 800 }));
   }, 60_000);
@@ -230,6 +235,42 @@ describe.skipIf(!hasChromium)('the editor\'s modify commands', () => {
       await page.keyboard.press('Enter');
     }, 'extend', { handle: H.sx, point: [1715, 0] });
     expect(got.changed.map((e) => [e.start, e.end])).toEqual([[[1700, 0, 0], [1740, 0, 0]]]);
+  });
+
+  it('TRIM (TR) Crossing: the pieces the window\'s sides cross; Edge Extend (EDGEMODE 1): cut where an edge would reach', async () => {
+    await focus([2085, -5, 2125, 25]);
+    const box = [[2115, 12], [2095, 12], [2095, 14], [2115, 14], [2115, 12]];
+    const crossed = await sameAsOp(async () => {
+      await typeCommand('TR');
+      await waitFor(prompt, (p) => p?.startsWith('Select object to trim') ?? false);
+      await typeLine('C');
+      await waitFor(prompt, (p) => p === 'Specify first corner:');
+      await click(page, 2115, 12);
+      await waitFor(prompt, (p) => p === 'Specify opposite corner:');
+      await click(page, 2095, 14);
+      await waitFor(history, (h) => h.includes('TRIM: changed'));
+      await waitFor(prompt, (p) => p?.startsWith('Select object to trim') ?? false);
+      await page.keyboard.press('Enter');
+    }, 'trim', { fence: box });
+    expect(crossed.changed.map((e) => [e.start, e.end])).toEqual([[[2100, 0, 0], [2100, 10, 0]], [[2110, 0, 0], [2110, 10, 0]]]);
+
+    await focus([1995, -10, 2045, 20]);
+    const extended = await sameAsOp(async () => {
+      await typeCommand('TR');
+      await waitFor(prompt, (p) => p?.startsWith('Select object to trim') ?? false);
+      await typeLine('E');
+      await waitFor(prompt, (p) => p === 'Enter an implied edge extension mode [Extend/No extend] <No extend>:');
+      await typeLine('E');
+      await waitFor(history, (h) => h.includes('Edge=Extend'));
+      await waitFor(prompt, (p) => p?.startsWith('Select object to trim') ?? false);
+      await click(page, 2030, 0);
+      await waitFor(history, (h) => h.includes('TRIM: changed'));
+      await waitFor(prompt, (p) => p?.startsWith('Select object to trim') ?? false);
+      await page.keyboard.press('Enter');
+    }, 'trim', { handle: H.el, point: [2030, 0], extended_edges: true });
+    expect(extended.changed.map((e) => [e.start, e.end])).toEqual([[[2000, 0, 0], [2020, 0, 0]]]);
+    expect((await s.api.post('/api/v1/sysvars', { get: ['EDGEMODE'] })).json.result.values.EDGEMODE).toBe(1);
+    expect((await s.api.post('/api/v1/sysvars', { set: { EDGEMODE: 0 } })).status).toBe(200);
   });
 
   it('FILLET (F): Radius kept in FILLETRAD; the result previewed over the second object before the click; the op\'s arc and trimmed lines', async () => {
