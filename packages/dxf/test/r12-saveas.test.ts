@@ -142,3 +142,83 @@ describe('saving as R12 (AutoCAD SAVEAS R12)', () => {
     expect(res.converted['dimension text -> text override (R12 DIMSTYLE has no DIMDEC)']).toBe(1);
   });
 });
+
+describe('names as R12 holds them', () => {
+  const longA = 'Mechanical Details Layer Number One';
+  const longB = 'Mechanical Details Layer Number Two';
+  function named(): DxfDocument {
+    const doc = newDocument('R2018');
+    doc.addTableEntry('LTYPE', 'dash dot (fine)', { description: '-.-', items: 0, total_pattern_length: 0 });
+    doc.addTableEntry('LAYER', 'Wall Hatch', { color: 1, linetype: 'dash dot (fine)' });
+    doc.addTableEntry('LAYER', longA, { color: 2 });
+    doc.addTableEntry('LAYER', longB, { color: 3 });
+    doc.addTableEntry('LAYER', 'WALL_HATCH', { color: 4 });
+    doc.addTableEntry('STYLE', 'Arial narrow', { font: 'arialn.ttf' });
+    doc.addTableEntry('APPID', 'My App');
+    doc.addBlock('door panel (left)', [0, 0, 0]);
+    doc.addEntity(e('LINE', { layer: 'Wall Hatch', start: [0, 0, 0], end: [1, 0, 0] }), 'door panel (left)');
+    const ins = doc.addEntity(e('INSERT', { name: 'door panel (left)', layer: 'Wall Hatch', insert: [5, 5, 0] }));
+    ins.xdata = [{ app: 'My App', tags: [[1000, 'x'], [1003, 'Wall Hatch']] }];
+    doc.addEntity(e('TEXT', { layer: longA, style: 'Arial narrow', text: 'a', insert: [0, 0, 0], height: 1 }));
+    doc.addEntity(e('LINE', { layer: longB, linetype: 'dash dot (fine)', start: [0, 0, 0], end: [0, 1, 0] }));
+    doc.setHeader('$CLAYER', 'Wall Hatch');
+    return doc;
+  }
+
+  it('renames what R12 cannot hold (A-Z a-z 0-9 $ _ -, 31 characters, unique without case) and every reference follows; the source keeps its names', () => {
+    const doc = named();
+    const res = r12(doc);
+    const out = res.doc;
+    const layers = out.tables.get('LAYER')!.entries.map((l) => String(l.attrs.name));
+    for (const n of layers) expect(n).toMatch(/^[A-Za-z0-9$_-]{1,31}$/);
+    // WALL_HATCH was already an R12 name: the renamed "Wall Hatch" does not take it
+    expect(layers).toContain('WALL_HATCH');
+    const wall = layers.find((n) => n.toUpperCase().startsWith('WALL_HATCH') && n !== 'WALL_HATCH')!;
+    expect(wall).toBe('Wall_Hatch1');
+    const a = layers.find((n) => n.startsWith('Mechanical_Details_Layer_Number') && n.length === 31)!;
+    const b = layers.find((n) => n.startsWith('Mechanical_Details_Layer_Numbe') && n !== a)!;
+    expect(a).toBe('Mechanical_Details_Layer_Number');
+    expect(b).toBe('Mechanical_Details_Layer_Numbe1');
+    expect(out.tables.get('LAYER')!.entries.find((l) => l.attrs.name === wall)!.attrs.linetype).toBe('dash_dot__fine_');
+    const ms = out.getBlock('$MODEL_SPACE')!.entities;
+    const insert = ms.find((x) => x.type === 'INSERT')!;
+    expect(insert.attrs).toMatchObject({ name: 'door_panel__left_', layer: wall });
+    expect(insert.xdata).toEqual([{ app: 'My_App', tags: [[1000, 'x'], [1003, wall]] }]);
+    expect(out.getBlock('door_panel__left_')!.block.attrs.name).toBe('door_panel__left_');
+    expect(out.getBlock('door_panel__left_')!.entities[0]!.attrs.layer).toBe(wall);
+    expect(ms.find((x) => x.type === 'TEXT')!.attrs).toMatchObject({ layer: a, style: 'Arial_narrow' });
+    expect(ms.find((x) => x.type === 'LINE')!.attrs).toMatchObject({ layer: b, linetype: 'dash_dot__fine_' });
+    expect(out.getHeader('$CLAYER')).toBe(wall);
+    const renames = res.diagnostics.filter((d) => d.code === 'r12-name').map((d) => d.message).join('\n');
+    expect(renames).toContain(`"Wall Hatch" -> ${wall}`);
+    expect(renames).toContain('"door panel (left)" -> door_panel__left_');
+    // the source drawing is not touched
+    expect(doc.getBlock('door panel (left)')).toBeDefined();
+    expect(doc.tables.get('LAYER')!.entries.some((l) => l.attrs.name === 'Wall Hatch')).toBe(true);
+    expect(doc.getBlock('*Model_Space')!.entities.find((x) => x.type === 'INSERT')!.attrs.layer).toBe('Wall Hatch');
+    // written and read back, the references still resolve
+    const back = readDxfSync(writeDxf(out));
+    const backIns = back.getBlock('$MODEL_SPACE')!.entities.find((x) => x.type === 'INSERT')!;
+    expect(back.getBlock(String(backIns.attrs.name))).toBeDefined();
+    expect(back.tables.get('LAYER')!.entries.some((l) => l.attrs.name === backIns.attrs.layer)).toBe(true);
+  });
+
+  it('a drawing whose names all fit is left as it is (case kept)', () => {
+    const doc = newDocument('R2018');
+    doc.addTableEntry('LAYER', 'Walls');
+    const res = r12(doc);
+    expect(res.diagnostics.filter((d) => d.code === 'r12-name')).toEqual([]);
+    expect(res.doc.tables.get('LAYER')!.entries.map((l) => l.attrs.name)).toContain('Walls');
+  });
+});
+
+describe('names beyond ASCII in R12', () => {
+  it('keeps letters of other scripts (R12 in Japanese AutoCAD had Japanese names); spaces still go', () => {
+    const doc = newDocument('R2018');
+    doc.addTableEntry('LAYER', '非表示画層');
+    doc.addTableEntry('LAYER', 'pálená vrstva');
+    const names = convert(doc, 'AC1009').doc.tables.get('LAYER')!.entries.map((l) => l.attrs.name);
+    expect(names).toContain('非表示画層');
+    expect(names).toContain('pálená_vrstva');
+  });
+});

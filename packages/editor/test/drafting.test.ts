@@ -345,7 +345,7 @@ describe.skipIf(!hasChromium)('the editor as a drafting tool', () => {
     await click(page, 25, 50);
     await waitFor(count, (n) => n === n0 + 1);
     // the clipboard's base (the circle's lower left, 40,20) lands on the clicked pixel: within a pixel of 25,50
-    // (between drawings: entities_copy_to, then the move to the point)
+    // (clipboard_paste: the copy from the clipboard and the move to the point in one step)
     const px = await page.evaluate(() => 1 / ((globalThis as any).linework.app.view.scale as number));
     const at3550 = (c: { center: number[]; radius: number }): boolean => c.radius === 10 && Math.abs(c.center[0]! - 35) <= px && Math.abs(c.center[1]! - 60) <= px;
     await waitFor(circlesOf, (cs) => cs.some(at3550));

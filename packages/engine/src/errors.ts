@@ -41,6 +41,7 @@ export const ERROR_CODES: Record<string, string> = {
   path_required: 'save: an untitled drawing needs a path',
   invalid_version: 'save / new: not a DXF version (R12, R2000 ... R2018 or AC1009 ...)',
   entity_absent: 'no entity with that handle',
+  clipboard_empty: 'clipboard_paste: nothing was copied or cut to the session\'s clipboard',
   out_of_range: 'a created or changed entity would reach past ±1e100 (or have no finite box); nothing changed',
   unknown_layer: 'a layer name that is not in the LAYER table (entities_create: send create_layers true to create it)',
   unknown_linetype: 'a linetype that is not in the LTYPE table',

@@ -23,6 +23,7 @@ import { templateDocument } from '../template/template.js';
 import { toR12, withAci, type Conversions, type R12Context } from './r12.js';
 import type { R12Drawer } from './r12-drawn.js';
 import { keptPaperSpace, r12Report, bakeDimensionTexts } from './r12-report.js';
+import { fitR12Names } from './r12-names.js';
 import { extents } from '../geometry/bbox.js';
 
 export interface ConvertOptions {
@@ -250,6 +251,7 @@ function downgradeToR12(doc: DxfDocument, target: DxfVersion, opts: ConvertOptio
   if (doc.objects.length) count(dropped, 'objects (OBJECTS section)', doc.objects.length);
   if (doc.classes.length) count(dropped, 'classes (CLASSES section)', doc.classes.length);
   for (const r of doc.rawSections) count(dropped, `${r.name} section`);
+  diagnostics.push(...fitR12Names(out));
   // records of the drawing keep their handles; those made by the conversion get new ones
   const fresh: DxfRecord[] = [];
   for (const rec of out.records()) if (!rec.handle || !out.indexRecord(rec)) fresh.push(rec);

@@ -15,9 +15,10 @@ import { LAYER_OPS } from './layers.js';
 import { CONSTRUCT_MORE_OPS } from '../construct-more/ops.js';
 import { MODIFY_GEOMETRY_OPS } from './modify.js';
 import { FILE_OPS } from './files.js';
+import { CLIPBOARD_OPS } from './clipboard.js';
 
 export function buildCatalogue(): EngineOp[] {
-  const list = [...SESSION_OPS, ...DOCUMENT_OPS, ...SYSVAR_OPS, ...ENTITY_OPS, ...XDATA_OPS, ...BLOCK_OPS, ...PLOT_OPS, ...COMMAND_OPS, auditOp, ...DISPLAY_OPS, ...LAYER_OPS,
+  const list = [...SESSION_OPS, ...DOCUMENT_OPS, ...SYSVAR_OPS, ...ENTITY_OPS, ...CLIPBOARD_OPS, ...XDATA_OPS, ...BLOCK_OPS, ...PLOT_OPS, ...COMMAND_OPS, auditOp, ...DISPLAY_OPS, ...LAYER_OPS,
     ...MODIFY_GEOMETRY_OPS, ...CONSTRUCT_MORE_OPS, ...FILE_OPS];
   const seen = new Set<string>();
   for (const op of list) {

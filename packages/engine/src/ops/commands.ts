@@ -1,7 +1,7 @@
 // The command line: everyday AutoCAD commands with coordinate input. Each command is one undo step.
 import { z } from 'zod';
 import { OpError } from '../protocol.js';
-import type { Entity } from '../dxf.js';
+import type { DocumentApi, Entity } from '../dxf.js';
 import type { DocStore, Transaction } from '../store/document-store.js';
 import { buildEntity, type CreateItem } from '../entities/create.js';
 import { blockOfEntity, entitiesOrThrow, findEntry, tableEntries } from '../model.js';
@@ -15,11 +15,14 @@ import { defineOp, type OpContext } from './types.js';
 import { MORE_ALIASES, MORE_COMMANDS } from '../construct-more/commands.js';
 import { MODIFY_ALIASES, MODIFY_COMMANDS, runModifyCommand } from './modify-commands.js';
 import { handlesOut } from './output-parts.js';
+import { blockFromDrawing, drawingForInsert, isDrawingFile } from './insert-drawing.js';
 
 interface CmdState {
   ctx: OpContext;
   store: DocStore;
   last: Vec | null;
+  /** INSERT of a drawing file: the file, read before the command's transaction. */
+  drawing?: DocumentApi;
 }
 
 interface CmdResult {
@@ -55,7 +58,7 @@ export const command = defineOp({
   mcpGroup: 'entities',
   example: { cmd: 'LINE 0,0 100,0 100,50\nCIRCLE 50,25 10' },
   http: [{ method: 'POST', path: '/commands', status: 200, wrapper: false }],
-  errors: ['invalid_command', 'invalid_point', 'point_off_entity', 'nothing_selected', 'entity_absent', 'unknown_block', 'block_referenced', 'block_protected', 'budget_exceeded'],
+  errors: ['invalid_command', 'invalid_point', 'point_off_entity', 'nothing_selected', 'entity_absent', 'unknown_block', 'block_referenced', 'block_protected', 'budget_exceeded', 'file_not_found', 'invalid_dxf', 'path_outside_root'],
   handler: async (ctx, input) => {
     const store = ctx.store!;
     const state: CmdState = { ctx, store, last: store.lastPoint };
@@ -79,6 +82,8 @@ export const command = defineOp({
           done.push(zoom(state, t));
           continue;
         }
+        const file = canonical === 'INSERT' ? t.peek() : undefined;
+        state.drawing = file && isDrawingFile(file) ? await drawingForInsert(ctx.engine.workspace, store.doc, file) : undefined;
         const r = await ctx.engine.withTransaction(store, `command:${canonical}`, ctx.requestId, (tx) => run(state, tx, canonical, t));
         if (!t.done()) throw new OpError('invalid_command', `${canonical}: unexpected ${JSON.stringify(t.peek())}`);
         done.push(r);
@@ -273,13 +278,15 @@ function run(state: CmdState, tx: Transaction, cmd: string, t: Tokens): CmdResul
     case 'LAYER':
       return layerCommand(state, tx, t);
     case 'INSERT': {
-      const name = t.next();
+      let name = t.next();
       if (!name) throw new OpError('invalid_command', 'INSERT: the block name is missing');
+      const drawing = isDrawingFile(name) ? blockFromDrawing(tx, name, state.drawing) : undefined;
+      if (drawing) name = drawing.block;
       const p = pt(state, t.next());
       const xs = isNumber(t.peek()) ? t.number('the X scale') : 1;
       const ys = isNumber(t.peek()) ? t.number('the Y scale') : xs;
       const rot = isNumber(t.peek()) ? t.number('the rotation angle') : 0;
-      return { command: cmd, handles: [add(state, tx, { type: 'Insert', name, position: p, xscale: xs, yscale: ys, zscale: xs, rotation: rot })] };
+      return { command: cmd, handles: [add(state, tx, { type: 'Insert', name, position: p, xscale: xs, yscale: ys, zscale: xs, rotation: rot })], ...(drawing ?? {}) };
     }
     case 'PURGE': {
       const kind = t.keyword('Blocks', 'LAyers', 'LTypes', 'STyles', 'ALL');

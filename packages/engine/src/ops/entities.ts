@@ -70,7 +70,7 @@ export function createContext(tx: Transaction, createLayers: boolean): CreateCon
   };
 }
 
-function layoutBlock(doc: DocumentApi, name: string): string {
+export function layoutBlock(doc: DocumentApi, name: string): string {
   if (name.toLowerCase() === 'model') return doc.modelSpace().name;
   const l = doc.layouts().find((x) => x.name.toLowerCase() === name.toLowerCase());
   if (!l) throw new OpError('unknown_layout', `no layout named ${name}`, { layout: name });

@@ -432,14 +432,21 @@ class Closure {
     }
     const dictName = nameIn(srcRoot, owner.handle);
     if (dictName === undefined) return;
-    const label = kind === 'objects' ? `${dictName}/${entryName}` : entryName;
-    const dict = rec.type === 'IMAGEDEF' ? imageDictionary(this.sink) : this.dictionary(dstRoot, dictName, owner);
-    const taken = [...dictEntries(dict)].find(([n]) => n.toUpperCase() === entryName.toUpperCase());
+    const image = rec.type === 'IMAGEDEF';
+    const dict = image ? imageDictionary(this.sink) : this.dictionary(dstRoot, dictName, owner);
+    // An image definition is its file, not its name (embed_image keeps one per file): the
+    // target's definition of the same file is kept whatever it is called, and one of another
+    // file under the same name leaves the name to it (the copy gets name_2 ...), or the copies
+    // would show another picture.
+    const taken = image
+      ? [...dictEntries(dict)].find(([, v]) => { const d = this.dst.get(v); return d?.type === 'IMAGEDEF' && d.attrs.filename === rec.attrs.filename; })
+      : [...dictEntries(dict)].find(([n]) => n.toUpperCase() === entryName.toUpperCase());
     if (taken) {
       this.map.set(h, taken[1]);
       this.kept[kind].push(taken[0]);
       return;
     }
+    const name = image ? freeName(dict, entryName) : entryName;
     const copy: DxfObject = {
       kind: 'object', type: rec.type, handle: '', owner: dict.handle, attrs: deepClone(rec.attrs),
       ...(rec.markers ? { markers: [...rec.markers] } : {}),
@@ -448,11 +455,11 @@ class Closure {
     };
     this.sink.addObject(copy);
     this.sink.touch(dict);
-    setDictEntry(dict, entryName, copy.handle);
+    setDictEntry(dict, name, copy.handle);
     this.map.set(h, copy.handle);
     this.objectCopies.push({ copy, dict });
     this.types.add(rec.type);
-    this.brought[kind].push(label);
+    this.brought[kind].push(kind === 'objects' ? `${dictName}/${name}` : name);
     this.xdataApps(copy);
     this.handlesOf(copy, 'object');
   }
@@ -549,6 +556,15 @@ function* subclassTags(rec: DxfRecord): Iterable<[string, Tag]> {
       else yield [sub, t];
     }
   }
+}
+
+/** `name`, or the first of name_2, name_3 ... the dictionary does not use (as embed_image names). */
+function freeName(dict: DxfRecord, name: string): string {
+  const taken = new Set([...dictEntries(dict).keys()].map((n) => n.toUpperCase()));
+  if (!taken.has(name.toUpperCase())) return name;
+  let i = 2;
+  while (taken.has(`${name}_${i}`.toUpperCase())) i++;
+  return `${name}_${i}`;
 }
 
 /** The name under which a dictionary files a handle. */
