@@ -121,7 +121,7 @@ export function readSysvar(doc: DocumentApi, name: string, session?: Map<string,
 }
 
 /** Checks and converts a value for a variable; throws invalid_sysvar / unknown_sysvar. */
-export function checkSysvar(doc: DocumentApi, name: string, value: unknown): string | number | number[] {
+export function checkSysvar(doc: DocumentApi | null, name: string, value: unknown): string | number | number[] {
   const k = key(name);
   const def = SYSVARS[k];
   if (!def) throw new OpError('unknown_sysvar', `unknown system variable ${name} (settable: ${Object.keys(SYSVARS).filter((n) => !SYSVARS[n]!.readOnly).join(', ')})`, { name });
@@ -146,7 +146,7 @@ export function checkSysvar(doc: DocumentApi, name: string, value: unknown): str
       const v = value.trim();
       if (def.table) {
         if (def.also?.includes(v.toUpperCase())) return v.toUpperCase() === 'BYLAYER' ? 'ByLayer' : v.toUpperCase() === 'BYBLOCK' ? 'ByBlock' : v;
-        const e = findEntry(doc, def.table, v);
+        const e = doc ? findEntry(doc, def.table, v) : undefined;
         if (!e) throw bad(`no ${def.table} table entry named ${v}`);
         return String(e.attrs.name ?? v);
       }
@@ -159,6 +159,21 @@ export function checkSysvar(doc: DocumentApi, name: string, value: unknown): str
         throw bad(`expected ${n} numbers [x, y${n === 3 ? ', z' : ''}], got ${JSON.stringify(value)}`);
       }
       return n === 3 && value.length === 2 ? [...(value as number[]), 0] : (value as number[]);
+    }
+  }
+}
+
+/**
+ * The session's variables as a saved session brought them back (an untrusted file): each known
+ * session variable with a valid value is taken, anything else left out.
+ */
+export function restoreSessionVars(session: Map<string, unknown>, saved: Record<string, unknown>): void {
+  for (const [k, v] of Object.entries(saved)) {
+    if (!SYSVARS[k]?.session) continue;
+    try {
+      session.set(k, checkSysvar(null, k, v));
+    } catch {
+      // a value this version refuses: the default stands
     }
   }
 }
