@@ -308,6 +308,13 @@ describe.skipIf(!hasChromium)('the editor\'s modify commands', () => {
       await settle(page);
       const after = await page.screenshot({ clip });
       expect(differing(before, after)).toBeGreaterThan(3);
+      // Shift held: the sharp corner previewed instead (two lines, no arc); released: the fillet again
+      const bands = (): Promise<number> => page.evaluate(() => (globalThis as any).linework.app.overlay.bands.length as number);
+      const withArc = await bands();
+      await page.keyboard.down('Shift');
+      await waitFor(bands, (n) => n > 0 && n < withArc);
+      await page.keyboard.up('Shift');
+      await waitFor(bands, (n) => n === withArc);
       if (process.env.LINEWORK_EDITOR_SHOTS) await page.screenshot({ path: join(process.env.LINEWORK_EDITOR_SHOTS, 'fillet-preview.png') });
       // no edit yet: the preview is made and rolled back
       expect(await s.api.get(`/api/v1/entities/${H.f1}`).then((r) => r.json.entities[0].end)).toEqual([235, 0, 0]);

@@ -175,7 +175,7 @@ async function outlineOfAll(app: App, handles: string[]): Promise<Outline> {
  * A preview the session computes (a pick, then `modify_preview`): one query in flight, for the
  * latest cursor point; what came back last is drawn, and drawn at once when it arrives.
  */
-function livePreview(app: App, compute: (to: Point) => Promise<Outline>): (to: Point) => Outline {
+function livePreview(app: App, compute: (to: Point) => Promise<Outline>): { draw: (to: Point) => Outline; refresh: () => void } {
   let shown: Outline = [];
   let busy = false;
   let asked: Point | null = null;
@@ -197,12 +197,18 @@ function livePreview(app: App, compute: (to: Point) => Promise<Outline>): (to: P
       if (wanted) run(wanted);
     });
   };
-  return (to) => {
-    if (!asked || asked[0] !== to[0] || asked[1] !== to[1]) {
-      asked = to;
-      run(to);
-    }
-    return shown;
+  return {
+    draw: (to) => {
+      if (!asked || asked[0] !== to[0] || asked[1] !== to[1]) {
+        asked = to;
+        run(to);
+      }
+      return shown;
+    },
+    // the same point, something else changed (Shift pressed)
+    refresh: () => {
+      if (asked) run(asked);
+    },
   };
 }
 
@@ -522,18 +528,31 @@ export async function cornerCommand(app: App, chamfer: boolean): Promise<void> {
       }
       continue;
     }
-    // the result follows the cursor while it is over a second object
+    // the result follows the cursor while it is over a second object; with Shift held, the sharp corner
+    const shift = { held: false };
     const preview = livePreview(app, async (to) => {
       const b = await objectAt(app, to);
       if (!b || (b.handle === a.handle && b.type !== 'LWPolyline')) return [];
-      const m = await amounts(a, { handle: b.handle, at: to });
+      const m = await amounts(a, { handle: b.handle, at: to }, shift.held);
       return m ? previewOf(app, op, { handles: [a.handle, b.handle], points: [a.at, to], ...m }) : [];
     });
+    const onShift = (ev: KeyboardEvent): void => {
+      if (ev.key !== 'Shift' || shift.held === (ev.type === 'keydown')) return;
+      shift.held = ev.type === 'keydown';
+      preview.refresh();
+    };
+    window.addEventListener('keydown', onShift);
+    window.addEventListener('keyup', onShift);
     let b: Picked | string | null;
-    for (;;) {
-      b = await withPreview(app, preview, () => pickObject(app, `Select second ${what} or shift-select to apply corner or [${second.join('/')}]:`, { keywords: second }));
-      if (typeof b !== 'string') break;
-      await setting(b);
+    try {
+      for (;;) {
+        b = await withPreview(app, preview.draw, () => pickObject(app, `Select second ${what} or shift-select to apply corner or [${second.join('/')}]:`, { keywords: second }));
+        if (typeof b !== 'string') break;
+        await setting(b);
+      }
+    } finally {
+      window.removeEventListener('keydown', onShift);
+      window.removeEventListener('keyup', onShift);
     }
     if (!b) return;
     const m = await amounts(a, b, b.shift);
