@@ -3,10 +3,13 @@
 // real server. OFFSET, TRIM, FILLET and HATCH must give what their op gives when called over
 // HTTP with the same picks: each command's edit is undone and the op called directly, and the two
 // results compared entity by entity. MIRROR and DIMLINEAR are checked against the expected
-// geometry, and an op's refusal must stay at the prompt with the command alive.
+// geometry, and an op's refusal must stay at the prompt with the command alive. TRIM's Fence, its
+// Shift+pick (extend), FILLET's hover preview (pixels before the click) and the radius kept in
+// FILLETRAD, and HATCH with two internal points (one hatch, two boundaries) likewise.
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodePng } from '../../engine/test/render-helpers.js';
 import { at, click, hasChromium, launch, openEditor, settle, startEditor, waitFor, type EditorServer } from './helpers.js';
 
 let s: EditorServer;
@@ -87,6 +90,16 @@ async function sameAsOp(interactive: () => Promise<void>, op: string, fields: Re
   return direct;
 }
 
+/** How many pixels differ between two PNG screenshots of the same size. */
+function differing(a: Buffer, b: Buffer): number {
+  const pa = decodePng(a), pb = decodePng(b);
+  let n = 0;
+  for (let i = 0; i < pa.data.length; i += 4) {
+    if (Math.abs(pa.data[i]! - pb.data[i]!) + Math.abs(pa.data[i + 1]! - pb.data[i + 1]!) + Math.abs(pa.data[i + 2]! - pb.data[i + 2]!) > 48) n++;
+  }
+  return n;
+}
+
 describe.skipIf(!hasChromium)('the editor\'s modify commands', () => {
   beforeAll(async () => {
     s = await startEditor(['--gui'], { LINEWORK_ROOT: '' });
@@ -115,10 +128,25 @@ describe.skipIf(!hasChromium)('the editor\'s modify commands', () => {
         { type: 'Line', start: [1300, 0], end: [1320, 0] },
         { type: 'Line', start: [1500, 0], end: [1530, 0] },
         { type: 'Line', start: [1500, 0], end: [1520, 20] },
+        { type: 'Line', start: [1600, 0], end: [1600, 40] },
+        { type: 'Line', start: [1620, 0], end: [1620, 40] },
+        { type: 'Line', start: [1590, 10], end: [1630, 10] },
+        { type: 'Line', start: [1590, 30], end: [1630, 30] },
+        { type: 'Line', start: [1700, 0], end: [1720, 0] },
+        { type: 'Line', start: [1740, -10], end: [1740, 10] },
+        { type: 'LWPolyline', points: [[1800, 0], [1810, 0], [1810, 10], [1800, 10]], closed: true },
+        { type: 'LWPolyline', points: [[1820, 0], [1830, 0], [1830, 10], [1820, 10]], closed: true },
+        { type: 'Line', start: [1900, 0], end: [1940, 0] },
+        { type: 'Line', start: [1940, 0], end: [1940, 40] },
+        { type: 'Line', start: [2000, 0], end: [2040, 0] },
+        { type: 'Line', start: [2020, 5], end: [2020, 15] },
+        { type: 'Line', start: [2100, 0], end: [2100, 20] },
+        { type: 'Line', start: [2110, 0], end: [2110, 20] },
+        { type: 'Line', start: [2090, 10], end: [2120, 10] },
       ],
     });
     expect(made.status, made.text).toBe(201);
-    [H.offset, H.trimmed, H.edge, H.alone, H.f1, H.f2, H.square, H.island, H.mirror, H.dim, H.ext, H.bound, H.c1, H.c2, H.brk, H.j1, H.j2, H.rect, H.circle, H.arr, H.str, H.a1, H.a2] = made.json.result.handles;
+    [H.offset, H.trimmed, H.edge, H.alone, H.f1, H.f2, H.square, H.island, H.mirror, H.dim, H.ext, H.bound, H.c1, H.c2, H.brk, H.j1, H.j2, H.rect, H.circle, H.arr, H.str, H.a1, H.a2, H.fv1, H.fv2, H.fh1, H.fh2, H.sx, H.sb, H.sq1, H.sq2, H.ch1, H.ch2, H.el, H.ev, H.cv1, H.cv2, H.ch] = made.json.result.handles;
     browser = await launch();
     ({ page } = await openEditor(browser, s.editorUrl, { width: 1280, height: 800 }));
   }, 60_000);
@@ -155,7 +183,7 @@ describe.skipIf(!hasChromium)('the editor\'s modify commands', () => {
     await focus([90, -20, 150, 40]);
     const got = await sameAsOp(async () => {
       await typeCommand('TR');
-      const ask = 'Select object to trim or [cuTting edges/eRase/Undo]:';
+      const ask = 'Select object to trim or shift-select to extend or [cuTting edges/Fence/Crossing/mOde/Project/Edge/eRase/Undo]:';
       await waitFor(prompt, (p) => p === ask);
       // a line that meets nothing: the op refuses, the error is shown, the prompt stays
       await click(page, 130, 30);
@@ -171,17 +199,125 @@ describe.skipIf(!hasChromium)('the editor\'s modify commands', () => {
     expect(got.changed.map((e) => [e.start, e.end])).toEqual([[[100, 0, 0], [120, 0, 0]]]);
   });
 
-  it('FILLET (F): Radius, then two objects: the op\'s arc and trimmed lines', async () => {
+  it('TRIM (TR) Fence: every piece the fence crosses, as the op trims along the same fence', async () => {
+    await focus([1580, -5, 1640, 45]);
+    const got = await sameAsOp(async () => {
+      await typeCommand('TR');
+      await waitFor(prompt, (p) => p?.startsWith('Select object to trim') ?? false);
+      await typeLine('F');
+      await waitFor(prompt, (p) => p === 'Specify first fence point:');
+      await typeLine('1595,20');
+      await waitFor(prompt, (p) => p === 'Specify next fence point:');
+      await typeLine('1625,20');
+      await waitFor(prompt, (p) => p === 'Specify next fence point or [Undo]:');
+      // the fence is drawn to the cursor
+      const [x, y] = await at(page, 1630, 25);
+      await page.mouse.move(x, y, { steps: 3 });
+      await waitFor(() => page.evaluate(() => (globalThis as any).linework.app.overlay.bands.length as number), (n) => n >= 2);
+      await page.keyboard.press('Enter');
+      await waitFor(history, (h) => h.includes('TRIM: changed'));
+      await waitFor(prompt, (p) => p?.startsWith('Select object to trim') ?? false);
+      await page.keyboard.press('Enter');
+    }, 'trim', { fence: [[1595, 20], [1625, 20]] });
+    // both verticals lose their middle piece: each is cut back to y = 10 and a piece from y = 30 is added
+    expect(got.changed.map((e) => [e.start, e.end])).toEqual([[[1600, 0, 0], [1600, 10, 0]], [[1620, 0, 0], [1620, 10, 0]]]);
+    expect(got.added.map((e) => [e.start, e.end])).toEqual([[[1600, 30, 0], [1600, 40, 0]], [[1620, 30, 0], [1620, 40, 0]]]);
+  });
+
+  it('TRIM (TR): Shift+pick extends the object instead, as the extend op does', async () => {
+    await focus([1690, -15, 1750, 15]);
+    const got = await sameAsOp(async () => {
+      await typeCommand('TR');
+      await waitFor(prompt, (p) => p?.startsWith('Select object to trim or shift-select to extend') ?? false);
+      await click(page, 1715, 0, { shift: true });
+      await waitFor(history, (h) => h.includes('EXTEND: changed'));
+      await waitFor(prompt, (p) => p?.startsWith('Select object to trim') ?? false);
+      await page.keyboard.press('Enter');
+    }, 'extend', { handle: H.sx, point: [1715, 0] });
+    expect(got.changed.map((e) => [e.start, e.end])).toEqual([[[1700, 0, 0], [1740, 0, 0]]]);
+  });
+
+  it('TRIM (TR) Crossing: the pieces the window\'s sides cross; Edge Extend (EDGEMODE 1): cut where an edge would reach', async () => {
+    await focus([2085, -5, 2125, 25]);
+    const box = [[2115, 12], [2095, 12], [2095, 14], [2115, 14], [2115, 12]];
+    const crossed = await sameAsOp(async () => {
+      await typeCommand('TR');
+      await waitFor(prompt, (p) => p?.startsWith('Select object to trim') ?? false);
+      await typeLine('C');
+      await waitFor(prompt, (p) => p === 'Specify first corner:');
+      await click(page, 2115, 12);
+      await waitFor(prompt, (p) => p === 'Specify opposite corner:');
+      await click(page, 2095, 14);
+      await waitFor(history, (h) => h.includes('TRIM: changed'));
+      await waitFor(prompt, (p) => p?.startsWith('Select object to trim') ?? false);
+      await page.keyboard.press('Enter');
+    }, 'trim', { fence: box });
+    expect(crossed.changed.map((e) => [e.start, e.end])).toEqual([[[2100, 0, 0], [2100, 10, 0]], [[2110, 0, 0], [2110, 10, 0]]]);
+
+    await focus([1995, -10, 2045, 20]);
+    const extended = await sameAsOp(async () => {
+      await typeCommand('TR');
+      await waitFor(prompt, (p) => p?.startsWith('Select object to trim') ?? false);
+      await typeLine('E');
+      await waitFor(prompt, (p) => p === 'Enter an implied edge extension mode [Extend/No extend] <No extend>:');
+      await typeLine('E');
+      await waitFor(history, (h) => h.includes('Edge=Extend'));
+      await waitFor(prompt, (p) => p?.startsWith('Select object to trim') ?? false);
+      await click(page, 2030, 0);
+      await waitFor(history, (h) => h.includes('TRIM: changed'));
+      await waitFor(prompt, (p) => p?.startsWith('Select object to trim') ?? false);
+      await page.keyboard.press('Enter');
+    }, 'trim', { handle: H.el, point: [2030, 0], extended_edges: true });
+    expect(extended.changed.map((e) => [e.start, e.end])).toEqual([[[2000, 0, 0], [2020, 0, 0]]]);
+    expect((await s.api.post('/api/v1/sysvars', { get: ['EDGEMODE'] })).json.result.values.EDGEMODE).toBe(1);
+    expect((await s.api.post('/api/v1/sysvars', { set: { EDGEMODE: 0 } })).status).toBe(200);
+  });
+
+  it('FILLET (F): Radius kept in FILLETRAD; the result previewed over the second object before the click; the op\'s arc and trimmed lines', async () => {
     await focus([190, -10, 250, 50]);
+    const first = 'Select first object or [Undo/Polyline/Radius/Trim/Multiple]:';
+    await typeCommand('F');
+    await waitFor(prompt, (p) => p === first);
+    await typeLine('R');
+    await waitFor(prompt, (p) => p?.startsWith('Specify fillet radius') ?? false);
+    await typeLine('5');
+    await waitFor(prompt, (p) => p === first);
+    // the Radius option sets the drawing's FILLETRAD, read back through the sysvars op
+    const rad = await s.api.post('/api/v1/sysvars', { get: ['FILLETRAD'] });
+    expect(rad.json.result.values.FILLETRAD).toBe(5);
+    await page.keyboard.press('Escape');
+    await waitFor(prompt, (p) => p === null);
+    // where the fillet arc will run (its middle), away from both lines and the cursor
+    const [ax, ay] = await at(page, 235 + 5 * Math.SQRT1_2, 5 - 5 * Math.SQRT1_2);
+    const clip = { x: ax - 8, y: ay - 8, width: 16, height: 16 };
     const got = await sameAsOp(async () => {
       await typeCommand('F');
-      await waitFor(prompt, (p) => p === 'Select first object or [Polyline/Radius/Multiple]:');
-      await typeLine('R');
-      await waitFor(prompt, (p) => p?.startsWith('Specify fillet radius') ?? false);
-      await typeLine('5');
-      await waitFor(prompt, (p) => p === 'Select first object or [Polyline/Radius/Multiple]:');
+      // FILLETRAD is the default the next run starts with
+      await waitFor(history, (h) => h.includes('Radius = 5'));
+      await waitFor(prompt, (p) => p === first);
+      // the cursor over the second line before the first pick: no preview yet
+      const [x, y] = await at(page, 240, 25);
+      await page.mouse.move(x, y, { steps: 3 });
+      await settle(page);
+      const before = await page.screenshot({ clip });
       await click(page, 215, 0);
-      await waitFor(prompt, (p) => p === 'Select second object or [Radius]:');
+      await waitFor(prompt, (p) => p === 'Select second object or shift-select to apply corner or [Radius]:');
+      await page.mouse.move(x + 1, y, { steps: 2 });
+      await page.mouse.move(x, y, { steps: 2 });
+      await waitFor(() => page.evaluate(() => (globalThis as any).linework.app.overlay.bands.length as number), (n) => n > 3);
+      await settle(page);
+      const after = await page.screenshot({ clip });
+      expect(differing(before, after)).toBeGreaterThan(3);
+      // Shift held: the sharp corner previewed instead (two lines, no arc); released: the fillet again
+      const bands = (): Promise<number> => page.evaluate(() => (globalThis as any).linework.app.overlay.bands.length as number);
+      const withArc = await bands();
+      await page.keyboard.down('Shift');
+      await waitFor(bands, (n) => n > 0 && n < withArc);
+      await page.keyboard.up('Shift');
+      await waitFor(bands, (n) => n === withArc);
+      if (process.env.LINEWORK_EDITOR_SHOTS) await page.screenshot({ path: join(process.env.LINEWORK_EDITOR_SHOTS, 'fillet-preview.png') });
+      // no edit yet: the preview is made and rolled back
+      expect(await s.api.get(`/api/v1/entities/${H.f1}`).then((r) => r.json.entities[0].end)).toEqual([235, 0, 0]);
       await click(page, 240, 25);
     }, 'fillet', { handles: [H.f1, H.f2], points: [[215, 0], [240, 25]], radius: 5 });
     expect(got.added.map((e) => e.type)).toEqual(['Arc']);
@@ -193,14 +329,31 @@ describe.skipIf(!hasChromium)('the editor\'s modify commands', () => {
     await focus([290, -10, 350, 50]);
     const got = await sameAsOp(async () => {
       await typeCommand('H');
-      await waitFor(prompt, (p) => p?.startsWith('Pick internal point or [Properties/Select objects]') ?? false);
+      await waitFor(prompt, (p) => p?.startsWith('Pick internal point or [Select objects/Undo/Properties]') ?? false);
       await click(page, 305, 5);
-      await waitFor(history, (h) => h.includes('HATCH: created'));
+      await waitFor(history, (h) => h.includes('1 internal point'));
       await page.keyboard.press('Enter');
     }, 'hatch', { point: [305, 5], pattern: 'SOLID' });
     expect(got.added.map((e) => e.type)).toEqual(['Hatch']);
     // the square outside, the circle a hole in it
     expect(got.added[0]!.paths.map((q: { vertices: unknown[] }) => q.vertices.length)).toEqual([4, 2]);
+  });
+
+  it('HATCH (H): two internal points, then Enter: one hatch with both boundaries, as the op makes of the two points', async () => {
+    await focus([1795, -10, 1835, 20]);
+    const got = await sameAsOp(async () => {
+      await typeCommand('H');
+      await waitFor(prompt, (p) => p?.startsWith('Pick internal point') ?? false);
+      await click(page, 1805, 5);
+      await waitFor(history, (h) => h.includes('1 internal point'));
+      // the region found is drawn while the next point is picked
+      await waitFor(() => page.evaluate(() => (globalThis as any).linework.app.overlay.bands.length as number), (n) => n >= 4);
+      await click(page, 1825, 5);
+      await waitFor(history, (h) => h.includes('2 internal points'));
+      await page.keyboard.press('Enter');
+    }, 'hatch', { points: [[1805, 5], [1825, 5]], pattern: 'SOLID' });
+    expect(got.added.map((e) => e.type)).toEqual(['Hatch']);
+    expect(got.added[0]!.paths).toHaveLength(2);
   });
 
   it('MIRROR (MI): objects clicked, the mirror line with its preview, Erase source No', async () => {
@@ -274,7 +427,7 @@ describe.skipIf(!hasChromium)('the editor\'s modify commands', () => {
     await focus([590, -20, 650, 20]);
     const c = await edit(async () => {
       await typeCommand('EX');
-      await ask('Select object to extend or [Boundary edges/Undo]:');
+      await ask('Select object to extend or shift-select to trim or [Boundary edges/Fence/Crossing/mOde/Project/Edge/Undo]:');
       await click(page, 615, 0);
       await waitFor(async () => (await s.api.get(`/api/v1/entities/${H.ext}`)).json.entities[0].end[0] as number, (x) => x === 640);
       await page.keyboard.press('Enter');
@@ -282,22 +435,61 @@ describe.skipIf(!hasChromium)('the editor\'s modify commands', () => {
     expect([c.changed[0]!.start, c.changed[0]!.end]).toEqual([[600, 0, 0], [640, 0, 0]]);
   });
 
-  it('CHAMFER (CHA): Distance 5 and 5 (the second by Enter), two lines: the bevel', async () => {
+  const sysvars = async (...names: string[]): Promise<Record<string, unknown>> => (await s.api.post('/api/v1/sysvars', { get: names })).json.result.values;
+
+  it('CHAMFER (CHA): Distance 5 and 5 (the second by Enter, kept in CHAMFERA/B), two lines: the bevel', async () => {
     await focus([690, -10, 750, 50]);
+    await typeCommand('CHA');
+    await ask('Select first line or [Undo/Polyline/Distance/Angle/Trim/mEthod/Multiple]:');
+    await typeLine('D');
+    await ask('Specify first chamfer distance');
+    await typeLine('5');
+    await ask('Specify second chamfer distance <5>:');
+    await page.keyboard.press('Enter');
+    await ask('Select first line');
+    await page.keyboard.press('Escape');
+    await waitFor(prompt, (p) => p === null);
+    expect(await sysvars('CHAMFERA', 'CHAMFERB', 'CHAMMODE')).toEqual({ CHAMFERA: 5, CHAMFERB: 5, CHAMMODE: 0 });
     const c = await edit(async () => {
       await typeCommand('CHA');
-      await ask('Select first line or [Polyline/Distance/Multiple]:');
-      await typeLine('D');
-      await ask('Specify first chamfer distance');
-      await typeLine('5');
-      await ask('Specify second chamfer distance <5>:');
-      await page.keyboard.press('Enter');
+      await waitFor(history, (h) => h.includes('(TRIM mode) Current chamfer Dist1 = 5, Dist2 = 5'));
       await ask('Select first line');
       await click(page, 720, 0);
-      await ask('Select second line or [Distance]:');
+      await ask('Select second line or shift-select to apply corner or [Distance/Angle/Method]:');
       await click(page, 740, 20);
     }, (x) => x.added.length === 1);
     expect([c.added[0]!.start, c.added[0]!.end].map(rounded).sort()).toEqual([[735, 0, 0], [740, 5, 0]]);
+  });
+
+  it('CHAMFER (CHA): Angle (CHAMFERC/D, CHAMMODE 1) and No trim (TRIMMODE 0): the bevel at the angle, both lines left whole', async () => {
+    await focus([1890, -10, 1950, 50]);
+    await typeCommand('CHA');
+    await ask('Select first line');
+    await typeLine('A');
+    await ask('Specify chamfer length on the first line');
+    await typeLine('4');
+    await ask('Specify chamfer angle from the first line');
+    await typeLine('30');
+    await ask('Select first line');
+    await typeLine('T');
+    await ask('Enter Trim mode option [Trim/No trim] <Trim>:');
+    await typeLine('N');
+    await waitFor(history, (h) => h.includes('(NOTRIM mode) Current chamfer Length = 4, Angle = 30'));
+    await page.keyboard.press('Escape');
+    await waitFor(prompt, (p) => p === null);
+    expect(await sysvars('CHAMFERC', 'CHAMFERD', 'CHAMMODE', 'TRIMMODE')).toEqual({ CHAMFERC: 4, CHAMFERD: 30, CHAMMODE: 1, TRIMMODE: 0 });
+    const c = await edit(async () => {
+      await typeCommand('CHA');
+      await ask('Select first line');
+      await click(page, 1920, 0);
+      await ask('Select second line');
+      await click(page, 1940, 20);
+    }, (x) => x.added.length === 1);
+    // 4 along the first line from the corner (1940, 0), leaving it at 30 degrees: it meets the
+    // second 4 tan 30 up; no trim: neither line changed
+    expect(c.changed).toEqual([]);
+    expect([c.added[0]!.start, c.added[0]!.end].map(rounded).sort()).toEqual([[1936, 0, 0], rounded([1940, 4 * Math.tan(Math.PI / 6), 0])].sort());
+    expect((await s.api.post('/api/v1/sysvars', { set: { TRIMMODE: 1, CHAMMODE: 0 } })).status).toBe(200);
   });
 
   it('BREAK (BR): the pick is the first point, the second typed: the part between is gone', async () => {

@@ -92,6 +92,11 @@ export class Engine implements DispatcherApi {
   readonly documents = new Map<number, DocStore>();
   readonly closedIds = new Set<number>();
   activeId: number | null = null;
+  /**
+   * System variables AutoCAD keeps out of the drawing (in the registry, or not saved at all:
+   * OFFSETDIST, TRIMMODE, CHAMMODE, HPNAME ...): one value for every drawing of the session.
+   */
+  readonly sessionVars = new Map<string, string | number | number[]>();
   private nextDocId = 1;
   private untitledCounter = 0;
   private queue: Promise<unknown> = Promise.resolve();

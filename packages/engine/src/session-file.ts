@@ -2,7 +2,8 @@
 // organization's session this way and restores it on the organization's next request.
 //
 // What is saved: every open document, in order, with its id, name, file path, version and whether
-// it has unsaved changes, and which one is active. A document with unsaved changes (an untitled
+// it has unsaved changes, and which one is active; the session's system variables (OFFSETDIST,
+// TRIMMODE, HPNAME ...: those AutoCAD keeps out of the drawing). A document with unsaved changes (an untitled
 // drawing, or a file changed since it was saved) is written to `.autosave/<id>.dxf` in the
 // workspace's first root; its own file is never touched (saving over a user's file is the user's
 // decision). What is not saved: undo history, selection, named selection sets, views, events and
@@ -16,6 +17,7 @@ import { z } from 'zod';
 import { dxf } from './dxf.js';
 import type { Engine } from './engine.js';
 import { readDocument } from './ops/documents.js';
+import { restoreSessionVars } from './ops/sysvars.js';
 
 /** The folder (in the workspace's first root) that holds the saved session. */
 export const AUTOSAVE_FOLDER = '.autosave';
@@ -41,6 +43,8 @@ const Manifest = z.object({
   next_document_id: z.number().int().min(1),
   untitled: z.number().int().min(0),
   documents: z.array(SavedDocument).max(100_000),
+  /** The session's system variables (absent in files saved before they existed). */
+  session_vars: z.record(z.string(), z.unknown()).optional(),
 });
 export type SessionManifest = z.infer<typeof Manifest>;
 
@@ -73,6 +77,7 @@ export async function saveSession(engine: Engine): Promise<SessionManifest> {
   const manifest: SessionManifest = {
     format: 'linework-session', version: 1, saved_at: new Date().toISOString(),
     active_document_id: engine.activeId, next_document_id: c.nextDocumentId, untitled: c.untitled, documents,
+    ...(engine.sessionVars.size ? { session_vars: Object.fromEntries(engine.sessionVars) } : {}),
   };
   const target = await ws.forWrite(`${AUTOSAVE_FOLDER}/${MANIFEST}`, 'session file', { createFolders: true });
   const tmp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
@@ -117,6 +122,7 @@ export async function restoreSession(engine: Engine): Promise<RestoreReport> {
     }
   }
   engine.continueCounters({ nextDocumentId: manifest.next_document_id, untitled: manifest.untitled });
+  if (manifest.session_vars) restoreSessionVars(engine.sessionVars as Map<string, unknown>, manifest.session_vars);
   const active = manifest.active_document_id;
   if (active !== null && engine.documents.has(active)) engine.activeId = active;
   else if (engine.documents.size) engine.activeId = [...engine.documents.keys()].at(-1)!;

@@ -74,6 +74,8 @@ const PERMISSIONS: Record<string, string[]> = {
   stretch: ['drawings:write'],
   hatch: ['drawings:write'],
   dimension_create: ['drawings:write'],
+  // made and rolled back: it leaves the drawing as it was
+  modify_preview: ['drawings:read'],
 };
 
 const engine = new Engine({ empty: true });

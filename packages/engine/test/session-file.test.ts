@@ -68,6 +68,22 @@ describe('saveSession / restoreSession', () => {
     expect(b.documents.get(1)!.modified).toBe(false);
   });
 
+  it('brings back the session\'s system variables (TRIMMODE, HPNAME ...), taking only known ones with valid values', async () => {
+    const a = make();
+    await ok(a, 'sysvars', { set: { TRIMMODE: 0, HPNAME: 'ANSI31', OFFSETDIST: 2.5 } });
+    await saveSession(a);
+    const file = join(root, AUTOSAVE_FOLDER, 'session.json');
+    const m = JSON.parse(readFileSync(file, 'utf8'));
+    expect(m.session_vars).toEqual({ TRIMMODE: 0, HPNAME: 'ANSI31', OFFSETDIST: 2.5 });
+    // the file is the organization's: a header variable, an unknown one and a bad value are left out
+    m.session_vars = { ...m.session_vars, FILLETRAD: 9, WIBBLE: 1, EDGEMODE: 7 };
+    writeFileSync(file, JSON.stringify(m));
+    const b = make(true);
+    await restoreSession(b);
+    expect(Object.fromEntries(b.sessionVars)).toEqual({ TRIMMODE: 0, HPNAME: 'ANSI31', OFFSETDIST: 2.5 });
+    expect((await ok(b, 'sysvars', { get: ['TRIMMODE', 'EDGEMODE'] })).values).toEqual({ TRIMMODE: 0, EDGEMODE: 0 });
+  });
+
   it('reads the manifest as untrusted: paths outside the workspace are refused, junk restores nothing', async () => {
     const outside = mkdtempSync(join(tmpdir(), 'lw-outside-'));
     try {

@@ -193,5 +193,7 @@ async function drained(engine: Engine): Promise<void> {
 function fingerprint(engine: Engine): string {
   let out = `${engine.activeId}|${engine.counters.nextDocumentId}|${engine.counters.untitled}`;
   for (const d of engine.documents.values()) out += `|${d.id}:${d.version}:${d.modified ? 1 : 0}:${d.name}:${d.path}`;
+  // the session's system variables are saved too (setting one changes no document's version)
+  if (engine.sessionVars.size) out += `|${JSON.stringify([...engine.sessionVars])}`;
   return out;
 }

@@ -187,15 +187,15 @@ export function bindInput(app: App, canvas: HTMLCanvasElement, cmd: CommandLine,
 
   /** A click's point still being snapped: Enter pressed meanwhile waits for it (it came first). */
   let pointInFlight: Promise<void> | null = null;
-  const pickPoint = (sx: number, sy: number): Promise<void> => {
-    const p = snapAndAnswer(sx, sy);
+  const pickPoint = (sx: number, sy: number, shift = false): Promise<void> => {
+    const p = snapAndAnswer(sx, sy, shift);
     pointInFlight = p;
     void p.finally(() => {
       if (pointInFlight === p) pointInFlight = null;
     });
     return p;
   };
-  const snapAndAnswer = async (sx: number, sy: number): Promise<void> => {
+  const snapAndAnswer = async (sx: number, sy: number, shift: boolean): Promise<void> => {
     const a = app.ask;
     if (!a || a.kind !== 'point') return;
     const w = view.toWorld(sx, sy);
@@ -203,6 +203,7 @@ export function bindInput(app: App, canvas: HTMLCanvasElement, cmd: CommandLine,
     if (app.ask !== a) return;
     const p = snapped ? snapped.at : a.pickbox ? w : orthoed(w, a.base);
     app.lastPoint = p;
+    if (shift) a.shift = true;
     a.resolve(p);
   };
 
@@ -330,7 +331,7 @@ export function bindInput(app: App, canvas: HTMLCanvasElement, cmd: CommandLine,
     const moved = Math.hypot(x - d.x, y - d.y) > DRAG_PX;
     const a = app.ask;
     if (a?.kind === 'point') {
-      void pickPoint(x, y);
+      void pickPoint(x, y, d.shift || ev.shiftKey);
       return;
     }
     if (a?.kind === 'value') {

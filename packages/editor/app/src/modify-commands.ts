@@ -3,13 +3,15 @@
 // STRETCH, HATCH and the DIM commands. Objects are picked by a click (the pick box takes the
 // nearest entity, no snap); each edit is one call of the engine's op, so one undo step. An op that
 // refuses (no intersection, radius too large ...) is told at the cursor and the command asks again,
-// as AutoCAD does; Esc ends it.
+// as AutoCAD does; Esc ends it. What AutoCAD remembers between runs are its system variables, read
+// and set through the `sysvars` op: FILLETRAD and CHAMFERA-D in the drawing's header, OFFSETDIST,
+// TRIMMODE, CHAMMODE, EDGEMODE, PROJMODE and HPNAME/HPSCALE/HPANG kept by the session.
 import { ApiError } from './api.js';
 import { PICK_PX, type App } from './app.js';
 import { mustPoint, pointOr, withPreview } from './draw-commands.js';
 import type { Rec } from './grips.js';
 import { arcPoints, dist, mapOutline, nearest, offsetOutline, outlineOf, reflect, type Outline } from './outline.js';
-import { Cancelled, Keyword, matchKeyword, parsePoint, type Point } from './prompts.js';
+import { Cancelled, Keyword, matchKeyword, parsePoint, type Ask, type Point } from './prompts.js';
 
 export const MODIFY_ALIASES: Record<string, string> = {
   O: 'OFFSET', TR: 'TRIM', EX: 'EXTEND', F: 'FILLET', CHA: 'CHAMFER', BR: 'BREAK', J: 'JOIN', X: 'EXPLODE', MI: 'MIRROR', SC: 'SCALE',
@@ -18,15 +20,15 @@ export const MODIFY_ALIASES: Record<string, string> = {
 
 export const MODIFY_HELP: [string, string][] = [
   ['OFFSET (O)', 'distance or Through, then object and side, again until Enter'],
-  ['TRIM (TR) / EXTEND (EX)', 'objects picked one by one, to every object (or cuTting / Boundary edges); eRase, Undo'],
-  ['FILLET (F) / CHAMFER (CHA)', 'two objects (Radius / Distance first), or a whole Polyline; Multiple'],
+  ['TRIM (TR) / EXTEND (EX)', 'objects picked one by one (shift-select: the other one), to every object (or cuTting / Boundary edges); Fence, Crossing, mOde, Project, Edge (Extend / No extend), eRase, Undo'],
+  ['FILLET (F) / CHAMFER (CHA)', 'two objects with a preview of the result (shift-select: sharp corner), or a whole Polyline; Radius / Distance, Angle, mEthod, Trim (No trim), Multiple, Undo'],
   ['BREAK (BR)', 'object, second point (or First point; @ breaks at the point)'],
   ['JOIN (J) / EXPLODE (X)', 'the objects selected'],
   ['MIRROR (MI)', 'objects, two points of the mirror line, erase source Yes/No'],
   ['SCALE (SC)', 'objects, base point, factor (typed, picked, or Reference)'],
   ['ARRAY (AR)', 'objects, Rectangular (rows, columns, spacing) or Polar (centre, items, angle)'],
   ['STRETCH (S)', 'crossing window, base point and second point'],
-  ['HATCH (H)', 'internal points (a hatch each), Properties (pattern, scale, angle), Select objects'],
+  ['HATCH (H)', 'internal points (one hatch of them all, made at Enter), Properties (pattern, scale, angle), Select objects, Undo'],
   ['DIMLINEAR (DLI) / DIMALIGNED (DAL)', 'two points (or Enter and a line), dimension line location; Text, Horizontal, Vertical, Rotated'],
   ['DIMRADIUS (DRA) / DIMDIAMETER (DDI)', 'arc or circle, dimension line location'],
   ['DIMANGULAR (DAN)', 'two lines, an arc, a circle and a point, or Enter and three points; arc location'],
@@ -36,23 +38,44 @@ interface Picked {
   handle: string;
   type: string;
   at: Point;
+  /** picked with Shift held */
+  shift: boolean;
 }
 
-/** The settings AutoCAD keeps between runs of a command (OFFSETDIST, FILLETRAD, CHAMFERA/B, HPNAME ...). */
-const kept = { offset: null as number | null, radius: 0, chamfer: [0, 0] as [number, number], pattern: 'SOLID', hatchScale: 1, hatchAngle: 0 };
+type Vars = Record<string, unknown>;
+
+/** System variables of the drawing (or the session's), as the `sysvars` op reads them. */
+async function getVars(app: App, names: string[]): Promise<Vars> {
+  const r = await app.api.op('sysvars', { document_id: app.docId, get: names });
+  return (r.result?.values ?? {}) as Vars;
+}
+
+/** Sets system variables: a header variable is one undo step, a session one none (as AutoCAD's). */
+async function setVars(app: App, values: Vars): Promise<void> {
+  await app.api.op('sysvars', { document_id: app.docId, set: values });
+}
+
+const numberVar = (v: unknown, def: number): number => (typeof v === 'number' && Number.isFinite(v) ? v : def);
 
 const num = (n: number): string => String(Math.round(n * 1e4) / 1e4);
 
 // ---- asking ----------------------------------------------------------------------------------
 
-/** A click with the pick box (no snap, no ortho), or a keyword, or null for Enter when optional. */
-async function pickPoint(app: App, message: string, keywords: readonly string[] = [], optional = false): Promise<Point | string | null> {
+/** A click with the pick box (no snap, no ortho) and whether Shift was held, or a keyword, or null for Enter when optional. */
+async function pickClick(app: App, message: string, keywords: readonly string[] = [], optional = false): Promise<{ at: Point; shift: boolean } | string | null> {
+  const held: { ask?: Extract<Ask, { kind: 'point' }> } = {};
   try {
-    return await app.request<Point | null>((resolve, reject) => ({ kind: 'point', message, optional, keywords, pickbox: true, resolve, reject }));
+    const p = await app.request<Point | null>((resolve, reject) => (held.ask = { kind: 'point', message, optional, keywords, pickbox: true, resolve, reject }));
+    return p ? { at: p, shift: !!held.ask?.shift } : null;
   } catch (e) {
     if (e instanceof Keyword) return e.word;
     throw e;
   }
+}
+
+async function pickPoint(app: App, message: string, keywords: readonly string[] = [], optional = false): Promise<Point | string | null> {
+  const c = await pickClick(app, message, keywords, optional);
+  return c && typeof c !== 'string' ? c.at : c;
 }
 
 /**
@@ -61,15 +84,20 @@ async function pickPoint(app: App, message: string, keywords: readonly string[] 
  */
 async function pickObject(app: App, message: string, opts: { keywords?: readonly string[]; optional?: boolean; types?: string[] } = {}): Promise<Picked | string | null> {
   for (;;) {
-    const p = await pickPoint(app, message, opts.keywords, opts.optional);
-    if (p === null || typeof p === 'string') return p;
-    const r = await app.api.op('pick', { document_id: app.docId, point: p, aperture: PICK_PX / app.view.scale, layout: app.layout });
-    const handle = (r.result?.handles as string[] | undefined)?.[0];
-    const type = (r.result?.types as string[] | undefined)?.[0] ?? '?';
-    if (!handle) app.note('No object found at that point', true);
-    else if (opts.types && !opts.types.includes(type)) app.note(`${handle} is a ${type}; pick ${opts.types.join(' or ')}`, true);
-    else return { handle, type, at: p };
+    const c = await pickClick(app, message, opts.keywords, opts.optional);
+    if (c === null || typeof c === 'string') return c;
+    const hit = await objectAt(app, c.at);
+    if (!hit) app.note('No object found at that point', true);
+    else if (opts.types && !opts.types.includes(hit.type)) app.note(`${hit.handle} is a ${hit.type}; pick ${opts.types.join(' or ')}`, true);
+    else return { ...hit, at: c.at, shift: c.shift };
   }
+}
+
+/** The entity nearest a point within the pick box. */
+async function objectAt(app: App, p: Point): Promise<{ handle: string; type: string } | null> {
+  const r = await app.api.op('pick', { document_id: app.docId, point: p, aperture: PICK_PX / app.view.scale, layout: app.layout });
+  const handle = (r.result?.handles as string[] | undefined)?.[0];
+  return handle ? { handle, type: (r.result?.types as string[] | undefined)?.[0] ?? '?' } : null;
 }
 
 async function mustPick(app: App, message: string, types?: string[]): Promise<Picked> {
@@ -141,11 +169,75 @@ async function outlineOfAll(app: App, handles: string[]): Promise<Outline> {
   return (await recordsOf(app, handles)).flatMap(outlineOf);
 }
 
+// ---- previews computed by the session -----------------------------------------------------------
+
+/**
+ * A preview the session computes (a pick, then `modify_preview`): one query in flight, for the
+ * latest cursor point; what came back last is drawn, and drawn at once when it arrives.
+ */
+function livePreview(app: App, compute: (to: Point) => Promise<Outline>): { draw: (to: Point) => Outline; refresh: () => void } {
+  let shown: Outline = [];
+  let busy = false;
+  let asked: Point | null = null;
+  let wanted: Point | null = null;
+  const run = (to: Point): void => {
+    wanted = to;
+    if (busy) return;
+    busy = true;
+    const at = to;
+    wanted = null;
+    void compute(at).catch(() => [] as Outline).then((o) => {
+      busy = false;
+      shown = o;
+      const c = app.overlay.cursor;
+      if (c && app.preview) {
+        app.overlay.bands = app.preview(app.view.toWorld(c[0], c[1]));
+        app.overlayOnly();
+      }
+      if (wanted) run(wanted);
+    });
+  };
+  return {
+    draw: (to) => {
+      if (!asked || asked[0] !== to[0] || asked[1] !== to[1]) {
+        asked = to;
+        run(to);
+      }
+      return shown;
+    },
+    // the same point, something else changed (Shift pressed)
+    refresh: () => {
+      if (asked) run(asked);
+    },
+  };
+}
+
+/** What `edit` would make, as outlines (nothing when it would refuse). */
+async function previewOf(app: App, edit: string, fields: Record<string, unknown>): Promise<Outline> {
+  const r = await app.api.op('modify_preview', { document_id: app.docId, edit, fields });
+  return ((r.result?.entities ?? []) as Rec[]).flatMap((e) => (e.type === 'Hatch' ? hatchOutline(e) : outlineOf(e)));
+}
+
+/** A hatch's boundary paths (vertices [x, y, bulge]). */
+function hatchOutline(r: Rec): Outline {
+  const paths = (r.paths ?? []) as { vertices?: number[][] }[];
+  return paths.flatMap((p) => (p.vertices?.length ? outlineOf({ handle: r.handle, type: 'LWPolyline', closed: true, points: p.vertices.map((v) => [v[0]!, v[1]!, 0, 0, v[2] ?? 0]) }) : []));
+}
+
+/** Draws the preview for where the cursor is now (not at its next move). */
+function showNow(app: App): void {
+  const c = app.overlay.cursor;
+  if (c && app.preview) app.overlay.bands = app.preview(app.view.toWorld(c[0], c[1]));
+  app.overlayOnly();
+}
+
 // ---- OFFSET, TRIM, EXTEND -------------------------------------------------------------------
 
 export async function offsetCommand(app: App): Promise<void> {
-  let through = kept.offset === null;
-  let d = kept.offset ?? 0;
+  // OFFSETDIST: -1 is Through
+  const kept = numberVar((await getVars(app, ['OFFSETDIST'])).OFFSETDIST, -1);
+  let through = kept < 0;
+  let d = Math.max(kept, 0);
   for (;;) {
     const v = (await app.value(`Specify offset distance or [Through] <${through ? 'Through' : num(d)}>:`)).trim();
     if (!v) break;
@@ -168,7 +260,7 @@ export async function offsetCommand(app: App): Promise<void> {
     }
     app.note('OFFSET: a distance greater than 0, two points, or T(hrough)', true);
   }
-  kept.offset = through ? null : d;
+  if ((through ? -1 : d) !== kept) await setVars(app, { OFFSETDIST: through ? -1 : d });
   for (;;) {
     const o = await pickObject(app, 'Select object to offset or [Exit] <Exit>:', { keywords: ['Exit'], optional: true });
     if (o === null || o === 'EXIT' || typeof o === 'string') return;
@@ -184,85 +276,296 @@ export async function offsetCommand(app: App): Promise<void> {
   }
 }
 
-/** TRIM and EXTEND: objects picked one by one, each cut back (grown) to the edges, until Enter. */
+const box = (a: Point, b: Point): Point[] => [a, [b[0], a[1]], b, [a[0], b[1]], a];
+const PROJECTIONS = ['None', 'UCS', 'View'];
+
+/**
+ * TRIM and EXTEND as AutoCAD 2021+ runs them: in Quick mode every object is an edge; objects are
+ * picked one by one (Shift: the other command's edit on that object), or by a Fence or a
+ * Crossing window (every piece crossed, one undo step); mOde Standard or cuTting/Boundary edges
+ * chooses the edges; Edge is EDGEMODE (edges extended or not), Project PROJMODE; eRase and Undo
+ * work inside the command; Enter ends it.
+ */
 export async function trimCommand(app: App, extend = false): Promise<void> {
   const verb = extend ? 'extend' : 'trim';
+  const other = extend ? 'trim' : 'extend';
+  const vars = await getVars(app, ['EDGEMODE', 'PROJMODE']);
+  let edgeMode = vars.EDGEMODE === 1;
+  let projection = numberVar(vars.PROJMODE, 1);
   let edges: string[] | undefined;
   let done = 0;
-  const keywords = extend ? ['Boundary edges', 'Undo'] : ['cuTting edges', 'eRase', 'Undo'];
-  app.message(`Current settings: Edges = ${edges ? 'selected' : 'all objects'}`);
+  const settings = (): void => app.message(`Current settings: Projection=${PROJECTIONS[projection]}, Edge=${edgeMode ? 'Extend' : 'None'}, Mode=${edges ? 'Standard' : 'Quick'}`);
+  settings();
+  const keywords = [extend ? 'Boundary edges' : 'cuTting edges', 'Fence', 'Crossing', 'mOde', 'Project', 'Edge', ...(extend ? [] : ['eRase']), 'Undo'];
+  const apply = async (op: string, fields: Record<string, unknown>): Promise<void> => {
+    const r = await tryOp(app, op, { ...fields, ...(edges ? { edges } : {}), ...(edgeMode ? { extended_edges: true } : {}) });
+    if (r) {
+      done++;
+      told(app, op.toUpperCase(), r);
+    }
+  };
+  const chooseEdges = async (): Promise<void> => {
+    const hs = await app.select(`Select ${extend ? 'boundary' : 'cutting'} edges ...\nSelect objects or <select all>:`);
+    edges = hs.length ? hs : undefined;
+    app.message(`Edges: ${edges ? edges.join(', ') : 'all objects'}`);
+  };
   for (;;) {
-    const o = await pickObject(app, `Select object to ${verb} or [${keywords.join('/')}]:`, { keywords, optional: true });
+    const o = await pickObject(app, `Select object to ${verb} or shift-select to ${other} or [${keywords.join('/')}]:`, { keywords, optional: true });
     if (o === null) return;
-    if (o === 'CUTTING EDGES' || o === 'BOUNDARY EDGES') {
-      const hs = await app.select(`Select ${extend ? 'boundary' : 'cutting'} edges or <select all>:`);
-      edges = hs.length ? hs : undefined;
-      app.message(`Edges: ${edges ? edges.join(', ') : 'all objects'}`);
-    } else if (o === 'ERASE') {
-      const e = await pickObject(app, 'Select object to erase:', { optional: true });
-      if (e && typeof e !== 'string' && (await tryOp(app, 'entities_delete', { handles: [e.handle] }))) done++;
-    } else if (o === 'UNDO') {
-      if (!done) app.note('Nothing to undo in this command', true);
-      else {
-        await app.api.send('POST', '/undo', { document_id: app.docId });
-        done--;
+    if (typeof o !== 'string') {
+      await apply(o.shift ? other : verb, { handle: o.handle, point: o.at });
+      continue;
+    }
+    switch (o) {
+      case 'CUTTING EDGES':
+      case 'BOUNDARY EDGES':
+        await chooseEdges();
+        break;
+      case 'MODE': {
+        const m = await askKeyword(app, `Enter a ${verb} mode option [Quick/Standard] <${edges ? 'Standard' : 'Quick'}>:`, ['Quick', 'Standard'], edges ? 'STANDARD' : 'QUICK');
+        if (m === 'STANDARD') await chooseEdges();
+        else edges = undefined;
+        settings();
+        break;
       }
-    } else if (typeof o !== 'string') {
-      const r = await tryOp(app, verb, { handle: o.handle, point: o.at, ...(edges ? { edges } : {}) });
-      if (r) {
-        done++;
-        told(app, verb.toUpperCase(), r);
+      case 'EDGE': {
+        const e = await askKeyword(app, `Enter an implied edge extension mode [Extend/No extend] <${edgeMode ? 'Extend' : 'No extend'}>:`, ['Extend', 'No extend'], edgeMode ? 'EXTEND' : 'NO EXTEND');
+        edgeMode = e === 'EXTEND';
+        await setVars(app, { EDGEMODE: edgeMode ? 1 : 0 });
+        settings();
+        break;
       }
+      case 'PROJECT': {
+        // in a drawing on the XY plane the three give the same result (see docs/editor.md)
+        const p = await askKeyword(app, `Enter a projection option [None/Ucs/View] <${PROJECTIONS[projection] === 'UCS' ? 'Ucs' : PROJECTIONS[projection]}>:`, ['None', 'Ucs', 'View'], PROJECTIONS[projection]!.toUpperCase());
+        projection = ['NONE', 'UCS', 'VIEW'].indexOf(p);
+        await setVars(app, { PROJMODE: projection });
+        settings();
+        break;
+      }
+      case 'FENCE': {
+        const first = await pointOr(app, 'Specify first fence point:', undefined, [], true);
+        if (!first || typeof first === 'string') break;
+        const pts: Point[] = [first];
+        for (;;) {
+          const p = await withPreview(app, (to) => [[...pts, to]], () => pointOr(app, `Specify next fence point${pts.length > 1 ? ' or [Undo]' : ''}:`, pts[pts.length - 1], ['Undo'], true));
+          if (p === null) break;
+          if (p === 'UNDO') {
+            if (pts.length > 1) pts.pop();
+          } else if (typeof p !== 'string') pts.push(p);
+        }
+        if (pts.length < 2) app.note('Fence: two points or more', true);
+        else await apply(verb, { fence: pts });
+        break;
+      }
+      case 'CROSSING': {
+        const c1 = await pickPoint(app, 'Specify first corner:');
+        if (!c1 || typeof c1 === 'string') break;
+        const c2 = await withPreview(app, (to) => [box(c1, to)], () => pickPoint(app, 'Specify opposite corner:'));
+        if (!c2 || typeof c2 === 'string') break;
+        // AutoCAD follows the window's sides from its first corner: a fence round it
+        if (c1[0] === c2[0] || c1[1] === c2[1]) app.note('Crossing: the window has no area', true);
+        else await apply(verb, { fence: box(c1, c2) });
+        break;
+      }
+      case 'ERASE': {
+        const hs = await app.select('Select objects to erase or <exit>:');
+        if (hs.length && (await tryOp(app, 'entities_delete', { handles: hs }))) done++;
+        break;
+      }
+      case 'UNDO':
+        if (!done) app.note('Nothing to undo in this command', true);
+        else {
+          await app.api.send('POST', '/undo', { document_id: app.docId });
+          done--;
+        }
+        break;
     }
   }
 }
 
 // ---- FILLET, CHAMFER, BREAK, JOIN, EXPLODE ------------------------------------------------------
 
-/** FILLET and CHAMFER: two objects (or a polyline), with their radius or distances; Multiple repeats. */
+/** The straight segment of a Line or LWPolyline nearest a point. */
+function straightNear(rec: Rec, q: Point): [Point, Point] | null {
+  const p2 = (v: unknown): Point => [(v as number[])[0]!, (v as number[])[1]!];
+  if (rec.type === 'Line') return [p2(rec.start), p2(rec.end)];
+  if (rec.type !== 'LWPolyline') return null;
+  const pts = (rec.points ?? []) as number[][];
+  let best: [Point, Point] | null = null, bd = Infinity;
+  const n = pts.length;
+  for (let i = 0; i < (rec.closed ? n : n - 1); i++) {
+    if ((pts[i]![4] ?? 0) !== 0) continue;
+    const a = p2(pts[i]), b = p2(pts[(i + 1) % n]);
+    const dx = b[0] - a[0], dy = b[1] - a[1];
+    const t = Math.max(0, Math.min(1, ((q[0] - a[0]) * dx + (q[1] - a[1]) * dy) / (dx * dx + dy * dy || 1)));
+    const d = Math.hypot(a[0] + dx * t - q[0], a[1] + dy * t - q[1]);
+    if (d < bd) [best, bd] = [[a, b], d];
+  }
+  return best;
+}
+
+/**
+ * CHAMFER's Angle method (CHAMMODE 1) as the op's two distances: the bevel starts `length` along
+ * the first line from the corner and leaves it at `angle` degrees; by the law of sines it meets
+ * the second at length * sin(angle) / sin(corner + angle).
+ */
+export function angleDistances(l1: [Point, Point], at1: Point, l2: [Point, Point], at2: Point, length: number, angle: number): [number, number] | null {
+  const d1: Point = [l1[1][0] - l1[0][0], l1[1][1] - l1[0][1]], d2: Point = [l2[1][0] - l2[0][0], l2[1][1] - l2[0][1]];
+  const den = d1[0] * d2[1] - d1[1] * d2[0];
+  if (Math.abs(den) < 1e-12) return null;
+  const t = ((l2[0][0] - l1[0][0]) * d2[1] - (l2[0][1] - l1[0][1]) * d2[0]) / den;
+  const x: Point = [l1[0][0] + d1[0] * t, l1[0][1] + d1[1] * t];
+  // along each line from the corner towards the side picked (the side kept)
+  const towards = (d: Point, at: Point): Point => {
+    const l = Math.hypot(d[0], d[1]);
+    const s = (at[0] - x[0]) * d[0] + (at[1] - x[1]) * d[1] >= 0 ? 1 : -1;
+    return [(s * d[0]) / l, (s * d[1]) / l];
+  };
+  const u1 = towards(d1, at1), u2 = towards(d2, at2);
+  const corner = Math.acos(Math.max(-1, Math.min(1, u1[0] * u2[0] + u1[1] * u2[1])));
+  const a = (angle * Math.PI) / 180;
+  const s = Math.sin(corner + a);
+  if (!(s > 1e-12) || !(a > 0)) return null;
+  return [length, (length * Math.sin(a)) / s];
+}
+
+/**
+ * FILLET and CHAMFER as AutoCAD runs them: two objects (the picks say which sides stay; Shift on
+ * the second: a sharp corner), with the result previewed while the cursor is over the second,
+ * or a whole Polyline; Radius (FILLETRAD), Distance (CHAMFERA/B), Angle (CHAMFERC/D), mEthod
+ * (CHAMMODE), Trim (TRIMMODE), Multiple and Undo.
+ */
 export async function cornerCommand(app: App, chamfer: boolean): Promise<void> {
   const op = chamfer ? 'chamfer' : 'fillet';
-  const amounts = (): Record<string, unknown> => (chamfer ? { distances: [...kept.chamfer] } : { radius: kept.radius });
-  const setting = chamfer ? 'Distance' : 'Radius';
-  app.message(chamfer ? `(TRIM mode) Current chamfer Dist1 = ${num(kept.chamfer[0])}, Dist2 = ${num(kept.chamfer[1])}` : `Current settings: Mode = TRIM, Radius = ${num(kept.radius)}`);
-  const ask = async (): Promise<void> => {
-    if (!chamfer) {
-      kept.radius = await askNumber(app, `Specify fillet radius <${num(kept.radius)}>:`, kept.radius, (n) => n >= 0, 'FILLET: a radius of 0 or more');
-      return;
-    }
-    const a = await askNumber(app, `Specify first chamfer distance <${num(kept.chamfer[0])}>:`, kept.chamfer[0], (n) => n >= 0, 'CHAMFER: a distance of 0 or more');
-    const b = await askNumber(app, `Specify second chamfer distance <${num(a)}>:`, a, (n) => n >= 0, 'CHAMFER: a distance of 0 or more');
-    kept.chamfer = [a, b];
+  const v = await getVars(app, ['FILLETRAD', 'CHAMFERA', 'CHAMFERB', 'CHAMFERC', 'CHAMFERD', 'CHAMMODE', 'TRIMMODE']);
+  let radius = numberVar(v.FILLETRAD, 0);
+  let dists: [number, number] = [numberVar(v.CHAMFERA, 0), numberVar(v.CHAMFERB, 0)];
+  let length = numberVar(v.CHAMFERC, 0), angle = numberVar(v.CHAMFERD, 0);
+  let byAngle = v.CHAMMODE === 1;
+  let trim = v.TRIMMODE !== 0;
+  const mode = (): string => (trim ? 'TRIM' : 'NOTRIM');
+  const settings = (): void => app.message(chamfer
+    ? `(${mode()} mode) Current chamfer ${byAngle ? `Length = ${num(length)}, Angle = ${num(angle)}` : `Dist1 = ${num(dists[0])}, Dist2 = ${num(dists[1])}`}`
+    : `Current settings: Mode = ${mode()}, Radius = ${num(radius)}`);
+  settings();
+  const askRadius = async (): Promise<void> => {
+    radius = await askNumber(app, `Specify fillet radius <${num(radius)}>:`, radius, (n) => n >= 0, 'FILLET: a radius of 0 or more');
+    await setVars(app, { FILLETRAD: radius });
   };
+  const askDistances = async (): Promise<void> => {
+    const a = await askNumber(app, `Specify first chamfer distance <${num(dists[0])}>:`, dists[0], (n) => n >= 0, 'CHAMFER: a distance of 0 or more');
+    const b = await askNumber(app, `Specify second chamfer distance <${num(a)}>:`, a, (n) => n >= 0, 'CHAMFER: a distance of 0 or more');
+    dists = [a, b];
+    byAngle = false;
+    await setVars(app, { CHAMFERA: a, CHAMFERB: b, CHAMMODE: 0 });
+  };
+  const askAngle = async (): Promise<void> => {
+    length = await askNumber(app, `Specify chamfer length on the first line <${num(length)}>:`, length, (n) => n >= 0, 'CHAMFER: a length of 0 or more');
+    angle = await askNumber(app, `Specify chamfer angle from the first line <${num(angle)}>:`, angle, (n) => n >= 0 && n < 180, 'CHAMFER: an angle from 0 to under 180 degrees');
+    byAngle = true;
+    await setVars(app, { CHAMFERC: length, CHAMFERD: angle, CHAMMODE: 1 });
+  };
+  const askMethod = async (): Promise<void> => {
+    byAngle = (await askKeyword(app, `Enter trim method [Distance/Angle] <${byAngle ? 'Angle' : 'Distance'}>:`, ['Distance', 'Angle'], byAngle ? 'ANGLE' : 'DISTANCE')) === 'ANGLE';
+    await setVars(app, { CHAMMODE: byAngle ? 1 : 0 });
+  };
+  const askTrim = async (): Promise<void> => {
+    trim = (await askKeyword(app, `Enter Trim mode option [Trim/No trim] <${trim ? 'Trim' : 'No trim'}>:`, ['Trim', 'No trim'], trim ? 'TRIM' : 'NO TRIM')) === 'TRIM';
+    await setVars(app, { TRIMMODE: trim ? 1 : 0 });
+  };
+  /** A setting keyword: asks it and says true, else false. */
+  const setting = async (k: string): Promise<boolean> => {
+    if (k === 'RADIUS') await askRadius();
+    else if (k === 'DISTANCE') await askDistances();
+    else if (k === 'ANGLE') await askAngle();
+    else if (k === 'METHOD') await askMethod();
+    else if (k === 'TRIM') await askTrim();
+    else return false;
+    settings();
+    return true;
+  };
+  /** The op's amounts for two picks (the Angle method needs the lines' directions); null when they make none. */
+  const amounts = async (a: Picked | null, b: { handle: string; at: Point } | null, sharp = false): Promise<Record<string, unknown> | null> => {
+    const keep = trim ? {} : { trim: false };
+    if (!chamfer) return { radius: sharp ? 0 : radius, ...keep };
+    if (sharp || !byAngle) return { distances: sharp ? [0, 0] : [...dists], ...keep };
+    if (!a || !b) return null;
+    const [ra, rb] = await recordsOf(app, a.handle === b.handle ? [a.handle] : [a.handle, b.handle]);
+    const la = ra && straightNear(ra, a.at), lb = (rb ?? ra) && straightNear((rb ?? ra)!, b.at);
+    const d = la && lb ? angleDistances(la, a.at, lb, b.at, length, angle) : null;
+    return d ? { distances: d, ...keep } : null;
+  };
+  const what = chamfer ? 'line' : 'object';
+  const keywords = chamfer ? ['Undo', 'Polyline', 'Distance', 'Angle', 'Trim', 'mEthod', 'Multiple'] : ['Undo', 'Polyline', 'Radius', 'Trim', 'Multiple'];
+  const second = chamfer ? ['Distance', 'Angle', 'Method'] : ['Radius'];
   let multiple = false;
+  let made = 0;
   for (;;) {
-    const what = chamfer ? 'line' : 'object';
-    const keywords = ['Polyline', setting, 'Multiple'];
     const a = await pickObject(app, `Select first ${what} or [${keywords.join('/')}]:`, { keywords, optional: true });
     if (a === null) return;
-    if (a === 'RADIUS' || a === 'DISTANCE') {
-      await ask();
+    if (typeof a === 'string') {
+      if (await setting(a)) continue;
+      if (a === 'MULTIPLE') multiple = true;
+      else if (a === 'UNDO') {
+        if (!made) app.note('Nothing to undo in this command', true);
+        else {
+          await app.api.send('POST', '/undo', { document_id: app.docId });
+          made--;
+        }
+      } else if (a === 'POLYLINE') {
+        if (chamfer && byAngle) {
+          app.note('CHAMFER: the Angle method makes a different bevel at each corner of a polyline; use Distance (mEthod) for a whole polyline', true);
+          continue;
+        }
+        const pl = await mustPick(app, 'Select 2D polyline:', ['LWPolyline']);
+        const done = await tryOp(app, op, { handles: [pl.handle], polyline: true, ...(await amounts(null, null)) });
+        if (done) {
+          made++;
+          told(app, op.toUpperCase(), done);
+          if (!multiple) return;
+        }
+      }
       continue;
     }
-    if (a === 'MULTIPLE') {
-      multiple = true;
+    // the result follows the cursor while it is over a second object; with Shift held, the sharp corner
+    const shift = { held: false };
+    const preview = livePreview(app, async (to) => {
+      const b = await objectAt(app, to);
+      if (!b || (b.handle === a.handle && b.type !== 'LWPolyline')) return [];
+      const m = await amounts(a, { handle: b.handle, at: to }, shift.held);
+      return m ? previewOf(app, op, { handles: [a.handle, b.handle], points: [a.at, to], ...m }) : [];
+    });
+    const onShift = (ev: KeyboardEvent): void => {
+      if (ev.key !== 'Shift' || shift.held === (ev.type === 'keydown')) return;
+      shift.held = ev.type === 'keydown';
+      preview.refresh();
+    };
+    window.addEventListener('keydown', onShift);
+    window.addEventListener('keyup', onShift);
+    let b: Picked | string | null;
+    try {
+      for (;;) {
+        b = await withPreview(app, preview.draw, () => pickObject(app, `Select second ${what} or shift-select to apply corner or [${second.join('/')}]:`, { keywords: second }));
+        if (typeof b !== 'string') break;
+        await setting(b);
+      }
+    } finally {
+      window.removeEventListener('keydown', onShift);
+      window.removeEventListener('keyup', onShift);
+    }
+    if (!b) return;
+    const m = await amounts(a, b, b.shift);
+    if (!m) {
+      app.note(`CHAMFER: a bevel of length ${num(length)} at ${num(angle)} degrees does not meet the second line`, true);
       continue;
     }
-    let done: Record<string, any> | null = null;
-    if (a === 'POLYLINE') {
-      const pl = await mustPick(app, 'Select 2D polyline:', ['LWPolyline']);
-      done = await tryOp(app, op, { handles: [pl.handle], polyline: true, ...amounts() });
-    } else if (typeof a !== 'string') {
-      let b: Picked | string | null;
-      do {
-        b = await pickObject(app, `Select second ${what} or [${setting}]:`, { keywords: [setting] });
-        if (b === 'RADIUS' || b === 'DISTANCE') await ask();
-      } while (typeof b === 'string');
-      if (!b) return;
-      done = await tryOp(app, op, { handles: [a.handle, b.handle], points: [a.at, b.at], ...amounts() });
+    const done = await tryOp(app, op, { handles: [a.handle, b.handle], points: [a.at, b.at], ...m });
+    if (done) {
+      made++;
+      told(app, op.toUpperCase(), done);
+      if (!multiple) return;
     }
-    if (done) told(app, op.toUpperCase(), done);
-    if (done && !multiple) return;
   }
 }
 
@@ -405,32 +708,69 @@ export async function stretchCommand(app: App): Promise<void> {
 
 // ---- HATCH -----------------------------------------------------------------------------------------
 
-/** HATCH: each internal point picked (or objects selected) makes one hatch, until Enter. */
+/**
+ * HATCH: internal points picked one after another make one hatch with the boundaries of every
+ * region (AutoCAD's one hatch object per command), made when Enter ends the picking; the regions
+ * found so far are drawn. Select objects makes a hatch of the closed objects selected. The
+ * pattern, scale and angle are HPNAME, HPSCALE and HPANG.
+ */
 export async function hatchCommand(app: App): Promise<void> {
-  const style = (): Record<string, unknown> => (kept.pattern === 'SOLID' ? { pattern: 'SOLID' } : { pattern: kept.pattern, scale: kept.hatchScale, angle: kept.hatchAngle });
-  for (;;) {
-    const p = await pickPoint(app, `Pick internal point or [Properties/Select objects] <${kept.pattern}>:`, ['Properties', 'Select objects'], true);
-    if (p === null) return;
-    if (p === 'PROPERTIES') {
-      const name = (await app.value(`Enter a pattern name or [Solid] <${kept.pattern}>:`)).trim().toUpperCase();
-      if (name) kept.pattern = name === 'S' ? 'SOLID' : name;
-      if (kept.pattern !== 'SOLID') {
-        kept.hatchScale = await askNumber(app, `Specify a scale for the pattern <${num(kept.hatchScale)}>:`, kept.hatchScale, (n) => n > 0, 'HATCH: a scale greater than 0');
-        kept.hatchAngle = await askNumber(app, `Specify an angle for the pattern <${num(kept.hatchAngle)}>:`, kept.hatchAngle, Number.isFinite, 'HATCH: an angle in degrees');
-      }
-      continue;
-    }
-    if (p === 'SELECT OBJECTS') {
-      const hs = await app.select('Select objects:');
-      if (!hs.length) continue;
-      const r = await tryOp(app, 'hatch', { boundary: hs, ...style() });
-      if (r) told(app, 'HATCH', r);
-      continue;
-    }
-    if (typeof p === 'string') continue;
-    const r = await tryOp(app, 'hatch', { point: p, ...style() });
+  const v = await getVars(app, ['HPNAME', 'HPSCALE', 'HPANG']);
+  let pattern = typeof v.HPNAME === 'string' && v.HPNAME ? v.HPNAME.toUpperCase() : 'SOLID';
+  let scale = numberVar(v.HPSCALE, 1), angle = numberVar(v.HPANG, 0);
+  const style = (): Record<string, unknown> => (pattern === 'SOLID' ? { pattern: 'SOLID' } : { pattern, scale, angle });
+  const points: Point[] = [];
+  let found: Outline = [];
+  const make = async (): Promise<void> => {
+    if (!points.length) return;
+    const r = await tryOp(app, 'hatch', { points, ...style() });
     if (r) told(app, 'HATCH', r);
-  }
+  };
+  // the regions found so far, drawn while the next point is picked
+  await withPreview(app, () => found, async () => {
+    for (;;) {
+      const p = await pickPoint(app, `Pick internal point or [Select objects/Undo/Properties] <${pattern}>:`, ['Select objects', 'Undo', 'Properties'], true);
+      if (p === null) return await make();
+      if (p === 'PROPERTIES') {
+        const name = (await app.value(`Enter a pattern name or [?/Solid/User defined] <${pattern}>:`)).trim().toUpperCase();
+        if (name) pattern = name === 'S' ? 'SOLID' : name;
+        if (pattern !== 'SOLID') {
+          scale = await askNumber(app, `Specify a scale for the pattern <${num(scale)}>:`, scale, (n) => n > 0, 'HATCH: a scale greater than 0');
+          angle = await askNumber(app, `Specify an angle for the pattern <${num(angle)}>:`, angle, Number.isFinite, 'HATCH: an angle in degrees');
+        }
+        await setVars(app, { HPNAME: pattern, HPSCALE: scale, HPANG: angle });
+        if (points.length) found = await previewOf(app, 'hatch', { points, ...style() }).catch(() => found);
+        continue;
+      }
+      if (p === 'UNDO') {
+        if (!points.length) app.note('No internal point to take back', true);
+        else {
+          points.pop();
+          found = points.length ? await previewOf(app, 'hatch', { points, ...style() }).catch(() => []) : [];
+          showNow(app);
+        }
+        continue;
+      }
+      if (p === 'SELECT OBJECTS') {
+        const hs = await app.select('Select objects:');
+        if (!hs.length) continue;
+        const r = await tryOp(app, 'hatch', { boundary: hs, ...style() });
+        if (r) told(app, 'HATCH', r);
+        continue;
+      }
+      if (typeof p === 'string') continue;
+      // the region must be found before the point counts: a point outside any is told and left out
+      try {
+        found = await previewOf(app, 'hatch', { points: [...points, p], ...style() });
+        points.push(p);
+        app.message(`Analyzing internal islands... ${points.length} internal point${points.length === 1 ? '' : 's'}`);
+        showNow(app);
+      } catch (e) {
+        if (!(e instanceof ApiError)) throw e;
+        app.note(`${e.code}: ${e.message}`, true);
+      }
+    }
+  });
 }
 
 // ---- dimensions ------------------------------------------------------------------------------------

@@ -33,7 +33,7 @@ export function matchKeyword(text: string, keywords: readonly string[]): string 
 }
 
 export type Ask =
-  | { kind: 'point'; message: string; base?: Point; optional: boolean; keywords?: readonly string[]; /** an object pick: the pick box, the raw click (no snap, no ortho) */ pickbox?: boolean; resolve: (p: Point | null) => void; reject: (e: Error) => void }
+  | { kind: 'point'; message: string; base?: Point; optional: boolean; keywords?: readonly string[]; /** an object pick: the pick box, the raw click (no snap, no ortho) */ pickbox?: boolean; /** set by a click made with Shift held (TRIM's shift-select to extend, FILLET's sharp corner) */ shift?: boolean; resolve: (p: Point | null) => void; reject: (e: Error) => void }
   | { kind: 'select'; message: string; count?: number; types?: string[]; picked: string[]; /** picks still asked of the session: Enter waits for them */ inflight?: Promise<unknown>; resolve: (h: string[]) => void; reject: (e: Error) => void }
   | { kind: 'value'; message: string; base?: Point; /** spaces are part of the answer (text contents) */ text?: boolean; resolve: (v: string) => void; reject: (e: Error) => void };
 

@@ -189,7 +189,7 @@ const hatchCmd: Runner = (state, tx, t) => {
       continue;
     }
     const p = point(state, t.next());
-    const rec = hatchEntity(tx, boundaryAt(state.store, [p[0], p[1]]).loops, style, [p[0], p[1]]);
+    const rec = hatchEntity(tx, boundaryAt(state.store, [p[0], p[1]]).loops, style, [[p[0], p[1]]]);
     created.push(tx.addEntity(rec).handle);
   }
   if (!created.length) throw new OpError('invalid_command', 'HATCH: give an internal point (or S and the boundary objects)');

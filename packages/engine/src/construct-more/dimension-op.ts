@@ -17,13 +17,13 @@ export const DIMENSION_TYPES = ['linear', 'aligned', 'radius', 'diameter', 'angu
 
 export const dimensionInput = z.object({
   type: z.enum(DIMENSION_TYPES),
-  points: z.array(point).min(1).max(3).optional().describe('linear/aligned: the two measured points; angular: the vertex, then a point on each leg; ordinate: the feature point'),
-  handle: z.string().min(1).optional().describe('radius/diameter: the circle or arc'),
-  handles: z.array(z.string().min(1)).length(2).optional().describe('angular: the two lines'),
+  points: z.array(point).min(1).max(3).optional().describe('linear/aligned: the two points; angular: vertex, a point on each leg; ordinate: the feature (linear/aligned: the two measured points; angular: the vertex, then a point on each leg; ordinate: the feature point)'),
+  handle: z.string().min(1).optional().describe('radius/diameter: circle or arc'),
+  handles: z.array(z.string().min(1)).length(2).optional().describe('angular: two lines'),
   position: point.describe('where the dimension line goes (its arc, its text; radius/diameter: the side of the centre it runs to; [x, y])'),
-  angle: z.number().refine(Number.isFinite, 'expected a finite number').optional().describe('linear: the dimension line\'s angle in degrees (default: horizontal or vertical, by where `position` lies)'),
+  angle: z.number().refine(Number.isFinite, 'expected a finite number').optional().describe('linear: dimension line angle, degrees (default: horizontal or vertical, by where `position` lies)'),
   style: z.string().min(1).optional().describe('dimension style (default: DIMSTYLE)'),
-  text: z.string().optional().describe('text instead of the measurement, in which <> stands for it'),
+  text: z.string().optional().describe('replaces the measurement; <> stands for it'),
   layer: z.string().min(1).optional().describe('layer (default: the current layer)'),
 });
 

@@ -27,7 +27,11 @@ export function knownPattern(name: string): boolean {
  * drawing's current ones (as AutoCAD's HATCH), the pattern stored with its lines so every reader
  * draws it alike.
  */
-export function hatchEntity(tx: Transaction, loops: BulgeLoop[], style: HatchStyle, seed?: [number, number]): Entity {
+/**
+ * A HATCH of `loops`; `outer` are the indices of the loops that bound a region from outside (the
+ * first one, or the first of each region when several internal points were picked).
+ */
+export function hatchEntity(tx: Transaction, loops: BulgeLoop[], style: HatchStyle, seeds?: [number, number][], outer: ReadonlySet<number> = new Set([0])): Entity {
   const pattern = (style.pattern ?? 'SOLID').toUpperCase();
   if (!knownPattern(pattern)) throw new OpError('unknown_pattern', `hatch pattern ${style.pattern} is not known (SOLID, ${Object.keys(HATCH_PATTERNS).slice(0, 8).join(', ')}, ...)`, { pattern: style.pattern });
   const base = buildEntity(createContext(tx, false), { type: 'Hatch', boundary: [[0, 0], [1, 0], [0, 1]], ...(style.layer ? { layer: style.layer } : {}) } as never);
@@ -36,7 +40,7 @@ export function hatchEntity(tx: Transaction, loops: BulgeLoop[], style: HatchSty
   // fill by winding then agree with the even-odd (normal style) fill
   const oriented = loops.map((l, i) => orient(l, loops.filter((o, j) => j !== i && insideLoop(o, l[0]![0], l[0]![1])).length % 2 === 0));
   a.paths = oriented.map((l, i) => ({
-    type: 'polyline', flags: i === 0 ? 1 | 2 | 4 : 2 | 4, is_closed: true, source_handles: [],
+    type: 'polyline', flags: outer.has(i) ? 1 | 2 | 4 : 2 | 4, is_closed: true, source_handles: [],
     vertices: l.map((v) => [v[0], v[1], v[2]] as [number, number, number]),
   }));
   a.pattern_name = pattern;
@@ -55,7 +59,7 @@ export function hatchEntity(tx: Transaction, loops: BulgeLoop[], style: HatchSty
     delete a.pattern_angle;
     delete a.pattern_scale;
   }
-  if (seed) a.seed_points = [seed];
+  if (seeds?.length) a.seed_points = seeds;
   return base;
 }
 

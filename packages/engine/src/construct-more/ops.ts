@@ -51,7 +51,7 @@ export const explode = defineOp({
 
 export const mirror = defineOp({
   name: 'mirror',
-  summary: 'Mirrors entities about the line through axis[0] and axis[1] (copies, or in place with erase_source); text stays readable (MIRRTEXT 0).',
+  summary: 'Mirrors entities about the line `axis` (through axis[0] and axis[1]; copies, or in place with erase_source); text stays readable (MIRRTEXT 0).',
   input: z.object({
     handles,
     axis: z.tuple([point, point]).describe('two points of the mirror line'),
@@ -126,7 +126,7 @@ function keepReadable(out: Entity, before: TextPose[], axis: [number, number]): 
 
 export const scale = defineOp({
   name: 'scale',
-  summary: 'Scales entities about a base point by a factor (> 0).',
+  summary: 'Scales entities about `base` by `factor` (> 0).',
   input: z.object({ handles, base: point.describe('[x, y]'), factor: finite.describe('greater than 0 (the scale factor)') }),
   ...MODIFY,
   errors: ['entity_absent', 'invalid_transform'],
@@ -142,7 +142,7 @@ export function scaleEntities(tx: Transaction, hs: string[], base: number[], fac
 
 export const array = defineOp({
   name: 'array',
-  summary: 'Copies entities in a rectangular or a polar array ({rows, columns, row_spacing, column_spacing} or {center, count, angle?}; angle to fill, default 360, items rotated).',
+  summary: 'Copies entities in a rectangular or polar array ({rows, columns, row_spacing, column_spacing} or {center, count, angle?}; angle to fill, default 360, items rotated).',
   input: z.object({
     handles,
     rows: z.number().int().min(1).optional(),
@@ -150,8 +150,8 @@ export const array = defineOp({
     row_spacing: finite.optional().describe('along y (the distance between rows; negative: downwards)'),
     column_spacing: finite.optional().describe('along x (the distance between columns)'),
     center: point.optional().describe('polar: the centre'),
-    count: z.number().int().min(2).optional().describe('polar: number of items (the originals included)'),
-    angle: finite.optional().describe('polar: angle to fill, degrees (default 360; negative: clockwise)'),
+    count: z.number().int().min(2).optional().describe('polar: items (their number, the originals included)'),
+    angle: finite.optional().describe('polar: degrees to fill (default 360; negative: clockwise)'),
     rotate_items: z.boolean().optional().describe('polar: rotate the copies (default true)'),
   }),
   ...MODIFY,
@@ -240,11 +240,12 @@ export function stretchWindow(ctx: OpContext, window: number[][], v: [number, nu
 
 export const hatch = defineOp({
   name: 'hatch',
-  summary: 'Hatches the closed region around `point` or the closed entities of `boundary` (the smallest region; islands inside become holes, AutoCAD\'s normal style); pattern SOLID (default) or a standard pattern such as ANSI31.',
+  summary: 'Hatches the closed region around `point` or inside `boundary` (or each of `points`: one hatch of them all; or the closed entities of `boundary`; the smallest region; islands inside become holes, AutoCAD\'s normal style); pattern SOLID (default) or a standard pattern such as ANSI31.',
   input: z.object({
     point: point.optional().describe('(a point inside the region [x, y])'),
+    points: z.array(point).optional().describe('(several internal points: one hatch with the boundaries of every region, as AutoCAD\'s HATCH makes one hatch object per command)'),
     boundary: z.array(z.string().min(1)).min(1).optional().describe('closed entities (circles, closed polylines, ellipses, splines; inner ones become holes)'),
-    pattern: z.string().min(1).optional().describe('SOLID (default), ANSI31, ANSI37, NET, LINE, DOTS, BRICK ...'),
+    pattern: z.string().min(1).optional().describe('SOLID (default), ANSI31, NET ... (ANSI37, LINE, DOTS, BRICK and the other standard patterns)'),
     scale: finite.optional().describe('pattern scale (default 1)'),
     angle: finite.optional().describe('degrees (the pattern angle; default 0)'),
     layer: z.string().min(1).optional().describe('layer (default: the current layer)'),
@@ -253,13 +254,26 @@ export const hatch = defineOp({
   errors: ['no_boundary', 'not_closed', 'unsupported_entity', 'unknown_pattern', 'unknown_layer', 'entity_absent', 'invalid_request'],
   handler: (ctx, input): EditResult => {
     const tx = ctx.tx!;
-    if ((input.point === undefined) === (input.boundary === undefined)) throw new OpError('invalid_request', 'hatch: give either `point` or `boundary`');
+    if (input.points && !input.points.length) throw new OpError('invalid_request', 'hatch: `points` is empty');
+    if ([input.point, input.points, input.boundary].filter((x) => x !== undefined).length !== 1) throw new OpError('invalid_request', 'hatch: give one of `point`, `points` or `boundary`');
     if (input.scale !== undefined && !(input.scale > 0)) throw new OpError('invalid_request', 'hatch: `scale` must be greater than 0');
     const style = { pattern: input.pattern, scale: input.scale, angle: input.angle, layer: input.layer };
     let rec: Entity;
-    if (input.point) {
-      const p: [number, number] = [input.point[0]!, input.point[1]!];
-      rec = hatchEntity(tx, boundaryAt(ctx.store!, p).loops, style, p);
+    if (input.point || input.points) {
+      const seeds = (input.points ?? [input.point!]).map((q): [number, number] => [q[0]!, q[1]!]);
+      const loops: BulgeLoop[] = [];
+      const outer = new Set<number>();
+      const seen = new Set<string>();
+      for (const p of seeds) {
+        const found = boundaryAt(ctx.store!, p).loops;
+        // a second point in a region already picked adds nothing (the same loop twice would cancel itself out)
+        const key = loopKey(found[0]!);
+        if (seen.has(key)) continue;
+        seen.add(key);
+        outer.add(loops.length);
+        loops.push(...found);
+      }
+      rec = hatchEntity(tx, loops, style, seeds, outer);
     } else {
       const list = entitiesOrThrow(tx.doc, input.boundary!);
       const loops = list.map((e) => entityLoop(e, tx));
@@ -270,6 +284,11 @@ export const hatch = defineOp({
     return { created: [tx.addEntity(rec).handle], modified: [], erased: [] };
   },
 });
+
+/** A loop's vertices in order of their coordinates (rounded): the same region whichever way it was traced. */
+function loopKey(l: BulgeLoop): string {
+  return l.map((v) => `${v[0].toFixed(9)},${v[1].toFixed(9)}`).sort().join(' ');
+}
 
 function boxArea(l: BulgeLoop): number {
   return Math.abs(loopArea(l));

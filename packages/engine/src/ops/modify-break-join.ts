@@ -15,7 +15,7 @@ import { MODIFY, handleField, pathSize, pickOn, target, xy } from './modify-comm
 
 export const breakOp = defineOp({
   name: 'break',
-  summary: 'Breaks a curve in two at one point, or removes the part between two points (a Line, Arc, Circle, Ellipse, LWPolyline, 2D Polyline or Spline; on a closed curve, counter-clockwise from the first to the second, as AutoCAD does).',
+  summary: 'Breaks a curve at one point, or removes the part between two (in two at one point; a Line, Arc, Circle, Ellipse, LWPolyline, 2D Polyline or Spline; on a closed curve, counter-clockwise from the first to the second, as AutoCAD does).',
   input: z.object({ handle: handleField, points: z.array(xy).min(1).max(2).describe('[p1] or [p1, p2] (projected onto the entity)') }),
   ...MODIFY,
   errors: ['entity_absent', 'wrong_type', 'invalid_point', 'unsupported_plane'],

@@ -16,8 +16,9 @@ import { MODIFY, handleField, target, xy } from './modify-common.js';
 
 const cornerInput = {
   handles: z.array(handleField).min(1).max(2).describe('two entities (or the same polyline twice: two of its segments; or one polyline with polyline: true)'),
-  points: z.tuple([xy, xy]).optional().describe('points on the parts to keep (one per handle; default: the longer parts)'),
-  polyline: z.boolean().optional().describe('every corner of the polyline handles[0]'),
+  points: z.tuple([xy, xy]).optional().describe('on the parts to keep (points, one per handle; default: the longer parts)'),
+  polyline: z.boolean().optional().describe('all its corners (every corner of the polyline handles[0])'),
+  trim: z.boolean().optional().describe('(false: AutoCAD\'s TRIMMODE 0, the objects stay whole and only the arc or line is added; default true)'),
 };
 
 export const filletOp = defineOp({
@@ -27,20 +28,21 @@ export const filletOp = defineOp({
   ...MODIFY,
   errors: ['entity_absent', 'wrong_type', 'radius_too_large', 'parallel', 'no_intersection', 'not_adjacent', 'unsupported_plane'],
   example: { handles: ['2F', '30'], radius: 5 },
-  handler: (ctx, input) => corner(ctx.tx!, input.handles, input.points, input.polyline ?? false, { kind: 'fillet', r: input.radius }),
+  handler: (ctx, input) => corner(ctx.tx!, input.handles, input.points, input.polyline ?? false, { kind: 'fillet', r: input.radius, keep: input.trim === false }),
 });
 
 export const chamferOp = defineOp({
   name: 'chamfer',
   summary: 'Bevels a corner of two Lines (or two segments of one LWPolyline or 2D Polyline) with a line (from `distances[0]` along the first to `distances[1]` along the second); `polyline: true` bevels every corner of a polyline.',
-  input: z.object({ ...cornerInput, distances: z.tuple([z.number().min(0), z.number().min(0)]).describe('[d1, d2] from the corner along each') }),
+  input: z.object({ ...cornerInput, distances: z.tuple([z.number().min(0), z.number().min(0)]).describe('from the corner along each ([d1, d2])') }),
   ...MODIFY,
   errors: ['entity_absent', 'wrong_type', 'distance_too_large', 'parallel', 'not_adjacent', 'unsupported_plane'],
   example: { handles: ['2F', '30'], distances: [2, 2] },
-  handler: (ctx, input) => corner(ctx.tx!, input.handles, input.points, input.polyline ?? false, { kind: 'chamfer', d1: input.distances[0], d2: input.distances[1] }),
+  handler: (ctx, input) => corner(ctx.tx!, input.handles, input.points, input.polyline ?? false, { kind: 'chamfer', d1: input.distances[0], d2: input.distances[1], keep: input.trim === false }),
 });
 
-type How = { kind: 'fillet'; r: number } | { kind: 'chamfer'; d1: number; d2: number };
+/** `keep`: no trim (TRIMMODE 0), the objects are left as they are. */
+type How = ({ kind: 'fillet'; r: number } | { kind: 'chamfer'; d1: number; d2: number }) & { keep?: boolean };
 
 export function corner(tx: Transaction, handles: string[], points: [P, P] | undefined, polyline: boolean, how: How) {
   const a = target(tx.doc, handles[0]!);
@@ -67,7 +69,7 @@ export function corner(tx: Transaction, handles: string[], points: [P, P] | unde
     const c = lineCorner(s1, s2, points?.[0], points?.[1]);
     if (!c) {
       if (how.kind === 'chamfer') throw new OpError('parallel', `chamfer: ${a.handle} and ${b.handle} are parallel`, { handles: names });
-      return parallelFillet(tx, edits, a, b, s1, s2, points);
+      return parallelFillet(tx, edits, a, b, s1, s2, points, how.keep ?? false);
     }
     let t1: P, t2: P, arc: Seg | null = null;
     if (how.kind === 'fillet') ({ t1, t2, arc } = filletLines(c, how.r, names));
@@ -79,8 +81,10 @@ export function corner(tx: Transaction, handles: string[], points: [P, P] | unde
       t2 = add(c.x, mul(c.u2, how.d2));
     }
     const far1 = add(c.x, mul(c.u1, c.reach1)), far2 = add(c.x, mul(c.u2, c.reach2));
-    rewrite(tx, edits, a, [keepLine(s1, t1, far1)], false);
-    rewrite(tx, edits, b, [keepLine(s2, t2, far2)], false);
+    if (!how.keep) {
+      rewrite(tx, edits, a, [keepLine(s1, t1, far1)], false);
+      rewrite(tx, edits, b, [keepLine(s2, t2, far2)], false);
+    }
     if (arc) addLike(tx, edits, a, 'ARC', arcAttrs(arc as Extract<Seg, { k: 'arc' }>, 1, 0).attrs);
     else if (how.kind === 'chamfer' && dist(t1, t2) > 0) addLike(tx, edits, a, 'LINE', { start: [t1[0], t1[1], 0], end: [t2[0], t2[1], 0] });
     return edits.result();
@@ -90,8 +94,8 @@ export function corner(tx: Transaction, handles: string[], points: [P, P] | unde
   const f = filletCurves(s1, s2, how.r, p1, p2, names);
   const keep = (s: Seg, t: P, pick: P): Seg => (s.k === 'line' ? keepLine(s, t, pick) : keepArc(s as Extract<Seg, { k: 'arc' }>, t, pick));
   // A circle stays whole, as AutoCAD leaves it: the fillet arc only touches it.
-  if (a.type !== 'CIRCLE') rewrite(tx, edits, a, [keep(s1, f.t1, p1)], false);
-  if (b.type !== 'CIRCLE') rewrite(tx, edits, b, [keep(s2, f.t2, p2)], false);
+  if (a.type !== 'CIRCLE' && !how.keep) rewrite(tx, edits, a, [keep(s1, f.t1, p1)], false);
+  if (b.type !== 'CIRCLE' && !how.keep) rewrite(tx, edits, b, [keep(s2, f.t2, p2)], false);
   if (f.arc) addLike(tx, edits, a, 'ARC', arcAttrs(f.arc, 1, 0).attrs);
   return edits.result();
 }
@@ -100,7 +104,7 @@ export function corner(tx: Transaction, handles: string[], points: [P, P] | unde
  * Parallel lines: a half circle joins the ends nearer the picks (default: the ends that lead
  * the same way); the second line's end moves level with the first's, as AutoCAD does.
  */
-function parallelFillet(tx: Transaction, edits: Edits, a: Entity, b: Entity, s1: Extract<Seg, { k: 'line' }>, s2: Extract<Seg, { k: 'line' }>, points?: [P, P]) {
+function parallelFillet(tx: Transaction, edits: Edits, a: Entity, b: Entity, s1: Extract<Seg, { k: 'line' }>, s2: Extract<Seg, { k: 'line' }>, points: [P, P] | undefined, keep: boolean) {
   const d = unit(sub(s1.b, s1.a));
   const n = sub(s2.a, add(s1.a, mul(d, dot(sub(s2.a, s1.a), d))));
   const gap = Math.hypot(n[0], n[1]);
@@ -113,7 +117,7 @@ function parallelFillet(tx: Transaction, edits: Edits, a: Entity, b: Entity, s1:
   // The second line's end on the same side moves to end2.
   const e2: 0 | 1 = dot(sub(s2.b, s2.a), w) >= 0 ? 1 : 0;
   const moved: Seg = e2 === 1 ? { k: 'line', a: s2.a, b: end2 } : { k: 'line', a: end2, b: s2.b };
-  rewrite(tx, edits, b, [moved], false);
+  if (!keep) rewrite(tx, edits, b, [moved], false);
   const c = mul(add(end1, end2), 0.5);
   const r = gap / 2;
   const a0 = Math.atan2(end1[1] - c[1], end1[0] - c[0]);
@@ -182,14 +186,33 @@ function polylineCorners(tx: Transaction, edits: Edits, e: Entity, picks: [P, P]
       continue;
     }
     used[v] = needOut;
+    if (how.keep) {
+      // no trim: the polyline stays, the arc or bevel is an entity of its own
+      if (bulge !== 0) addLike(tx, edits, e, 'ARC', arcAttrs(bulgeArc(t1, t2, bulge), 1, 0).attrs);
+      else addLike(tx, edits, e, 'LINE', { start: [t1[0], t1[1], 0], end: [t2[0], t2[1], 0] });
+      done++;
+      continue;
+    }
     const w = pts[v]!;
     replace.set(v, [[t1[0], t1[1], w[2]!, w[3]!, bulge], [t2[0], t2[1], w[2]!, w[3]!, 0]]);
     done++;
   }
-  if (!done) return 0;
+  if (!done || how.keep) return done;
   pts.forEach((p, i) => { const r = replace.get(i); if (r) out.push(...r); else out.push(p); });
   setPolylinePoints(tx, edits, e, out);
   return done;
 }
 
 
+
+/** The arc of a polyline segment from t1 to t2 with `bulge` (the tangent of a quarter of its sweep). */
+function bulgeArc(t1: P, t2: P, bulge: number): Extract<Seg, { k: 'arc' }> {
+  const sw = 4 * Math.atan(bulge);
+  const chord = dist(t1, t2);
+  const mid = mul(add(t1, t2), 0.5);
+  const n = unit(sub(t2, t1));
+  // the centre lies left of the chord for a counter-clockwise (positive) bulge
+  const d = chord / 2 / Math.tan(sw / 2);
+  const c = add(mid, mul([-n[1], n[0]], d));
+  return { k: 'arc', c, r: dist(c, t1), a0: Math.atan2(t1[1] - c[1], t1[0] - c[0]), sw };
+}

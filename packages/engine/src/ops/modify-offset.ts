@@ -14,7 +14,7 @@ export const OFFSET_TYPES = ['LINE', 'ARC', 'CIRCLE', 'ELLIPSE', 'LWPOLYLINE', '
 
 export const offsetOp = defineOp({
   name: 'offset',
-  summary: 'Offsets a curve by `distance` to the side of `side`, or through `through` (a Line, Arc, Circle, Ellipse, LWPolyline or 2D Polyline, given back as its own type with bulges kept and corners extended to meet as OFFSETGAPTYPE 0, or Spline); ellipses and splines become splines within `tolerance`.',
+  summary: 'Offsets a curve by `distance` toward `side`, or through `through` (to the side of `side`; a Line, Arc, Circle, Ellipse, LWPolyline or 2D Polyline, given back as its own type with bulges kept and corners extended to meet as OFFSETGAPTYPE 0, or Spline); ellipses and splines become splines within `tolerance`.',
   input: z.object({
     handle: handleField,
     distance: z.number().positive().optional().describe('offset distance (with side)'),

@@ -6,7 +6,7 @@ import { OpError } from '../protocol.js';
 import type { Entity } from '../dxf.js';
 import { entitiesOrThrow } from '../model.js';
 import { entityPath } from '../construct/entity-path.js';
-import { type Path, type Seg, end, pathEnd, pathPiece, pathStart, piece, point, start, tangent } from '../construct/curve.js';
+import { type Path, type Seg, end, pathClosest, pathEnd, pathPiece, pathStart, piece, point, start, tangent } from '../construct/curve.js';
 import { EdgeSource } from '../construct/edges.js';
 import { cutsOf, segBox } from '../construct/cuts.js';
 import { intersect } from '../construct/intersect.js';
@@ -15,41 +15,122 @@ import { mergeSegs } from '../construct/merge.js';
 import { Edits, addPiece, rewrite } from '../construct/write.js';
 import { type P, TAU, add, dist, mul } from '../construct/vec2.js';
 import type { DocStore, Transaction } from '../store/document-store.js';
+import { visibleEntity } from '../query/picks.js';
 import { defineOp } from './types.js';
 import { MODIFY, handleField, pathSize, pickOn, target, xy } from './modify-common.js';
 
 const edgeInput = {
-  handle: handleField,
-  point: xy.describe('(a point on the entity: trim removes the piece nearest it, extend grows the end nearest it)'),
+  handle: handleField.optional(),
+  point: xy.optional().describe('(a point on the entity: trim removes the piece nearest it, extend grows the end nearest it)'),
+  fence: z.array(xy).optional().describe('(instead of handle and point: AutoCAD\'s Fence, every entity the line through these points crosses, at each crossing; a crossing window is its four sides from the first corner)'),
   edges: z.array(handleField).optional().describe('(boundary handles; default: every visible entity)'),
+  extended_edges: z.boolean().optional().describe('(AutoCAD\'s EDGEMODE 1: edges count as extended, lines as rays, arcs as circles)'),
 };
+
+type EdgeInput = { handle?: string | undefined; point?: P | undefined; fence?: P[] | undefined; edges?: string[] | undefined; extended_edges?: boolean | undefined };
 
 export const trimOp = defineOp({
   name: 'trim',
-  summary: 'Removes the piece of a curve nearest `point` between its intersections with `edges` (a Line, Arc, Circle, Ellipse, LWPolyline, 2D Polyline or Spline; edges: every visible entity when absent); a circle becomes an arc, a piece from the middle leaves two entities.',
+  summary: 'Cuts off the piece at `point` between `edges`, or each one `fence` crosses (the piece of a curve nearest `point` between its intersections with `edges`; a Line, Arc, Circle, Ellipse, LWPolyline, 2D Polyline or Spline; edges: every visible entity when absent); a circle becomes an arc, a piece from the middle leaves two entities.',
   input: z.object(edgeInput),
   ...MODIFY,
-  errors: ['entity_absent', 'wrong_type', 'no_intersection', 'unsupported_plane'],
+  errors: ['entity_absent', 'wrong_type', 'no_intersection', 'unsupported_plane', 'invalid_request'],
   example: { handle: '2F', point: [5, 0] },
-  handler: (ctx, input) => trim(ctx.tx!, ctx.store!, input.handle, input.point, input.edges),
+  handler: (ctx, input) => edgeEdit(ctx.tx!, ctx.store!, 'trim', input as EdgeInput),
 });
 
-export function edgeSource(tx: Transaction, store: DocStore, e: Entity, edges: string[] | undefined): EdgeSource {
+export function edgeSource(tx: Transaction, store: DocStore, e: Entity, edges: string[] | undefined, extended = false, fresh: Edits | null = null): EdgeSource {
   const given = edges ? entitiesOrThrow(tx.doc, edges) : null;
-  return new EdgeSource(store, new Set([e.handle]), given);
+  const r = fresh?.result();
+  const touched = r ? [...r.created, ...r.modified].map((h) => tx.doc.get(h) as Entity | undefined).filter((x): x is Entity => !!x) : [];
+  return new EdgeSource(store, new Set([e.handle]), given, extended, touched);
 }
 
-export function trim(tx: Transaction, store: DocStore, handle: string, q: P, edges?: string[]) {
+/** trim or extend at one picked point, or along a fence: the op's two forms. */
+function edgeEdit(tx: Transaction, store: DocStore, op: 'trim' | 'extend', input: EdgeInput) {
+  const ext = input.extended_edges ?? false;
+  if (input.fence) {
+    if (input.fence.length < 2) throw new OpError('invalid_request', `${op}: a fence has two points or more`);
+    if (input.handle !== undefined || input.point !== undefined) throw new OpError('invalid_request', `${op}: give either \`fence\` or \`handle\` and \`point\``);
+    return fenceEdit(tx, store, op, input.fence, input.edges, ext);
+  }
+  if (input.handle === undefined || input.point === undefined) throw new OpError('invalid_request', `${op}: give \`handle\` and \`point\` (or \`fence\`)`);
+  return op === 'trim' ? trim(tx, store, input.handle, input.point, input.edges, ext) : extend(tx, store, input.handle, input.point, input.edges, ext);
+}
+
+const TRIMMABLE = new Set(['LINE', 'ARC', 'CIRCLE', 'ELLIPSE', 'LWPOLYLINE', 'POLYLINE', 'SPLINE']);
+
+/**
+ * AutoCAD's Fence (and Crossing, the window's sides as a fence): where the fence crosses an
+ * entity, in order along the fence, that piece is trimmed (or that end extended). A piece an
+ * earlier crossing already removed is passed over; a crossed entity that meets no edge stays as
+ * it is. Everything is one transaction, one undo step.
+ */
+function fenceEdit(tx: Transaction, store: DocStore, op: 'trim' | 'extend', fence: P[], edges: string[] | undefined, ext: boolean) {
+  const crossings: { handle: string; p: P }[] = [];
+  for (let i = 0; i + 1 < fence.length; i++) {
+    const a = fence[i]!, b = fence[i + 1]!;
+    if (dist(a, b) === 0) continue;
+    const seg: Seg = { k: 'line', a, b };
+    const pad = 1e-9 * Math.max(1, dist(a, b));
+    const here: { handle: string; p: P; t: number }[] = [];
+    for (const it of store.index.search(Math.min(a[0], b[0]) - pad, Math.min(a[1], b[1]) - pad, Math.max(a[0], b[0]) + pad, Math.max(a[1], b[1]) + pad)) {
+      const e = tx.doc.get(it.handle) as Entity | undefined;
+      if (!e || !TRIMMABLE.has(e.type) || !visibleEntity(store, e)) continue;
+      let path: Path;
+      try {
+        path = entityPath(e, op);
+      } catch {
+        continue;
+      }
+      for (const s of path.segs) for (const h of intersect(seg, s)) here.push({ handle: e.handle, p: h.p, t: h.ta });
+    }
+    here.sort((x, y) => x.t - y.t);
+    crossings.push(...here);
+  }
+  const edits = new Edits();
+  // the entities a trimmed one became (a piece cut from the middle is a new entity)
+  const family = new Map<string, string[]>();
+  const extended = new Set<string>();
+  let done = 0;
+  for (const c of crossings) {
+    if (op === 'extend') {
+      if (extended.has(c.handle)) continue;
+      extended.add(c.handle);
+    }
+    const members = family.get(c.handle) ?? [c.handle];
+    const at = members.find((h) => {
+      const e = tx.doc.get(h) as Entity | undefined;
+      if (!e) return false;
+      const path = entityPath(e, op);
+      return pathClosest(path, c.p).d <= 1e-7 * Math.max(1, pathSize(path));
+    });
+    if (!at) continue; // that piece is gone already
+    try {
+      const r = op === 'trim' ? trim(tx, store, at, c.p, edges, ext, edits) : extend(tx, store, at, c.p, edges, ext, edits);
+      family.set(c.handle, [...members, ...r.created.filter((h) => !members.includes(h))]);
+      done++;
+    } catch (err) {
+      if (!(err instanceof OpError)) throw err;
+    }
+  }
+  if (!done) {
+    const what = op === 'trim' ? 'trim' : 'extend';
+    throw new OpError(op === 'trim' ? 'no_intersection' : 'no_boundary', `${op}: the fence crosses ${crossings.length ? `nothing it can ${what} (${new Set(crossings.map((c) => c.handle)).size} crossed entities meet no ${edges ? 'given edge' : 'visible entity'})` : 'no entity'}`);
+  }
+  return edits.result();
+}
+
+export function trim(tx: Transaction, store: DocStore, handle: string, q: P, edges?: string[], ext = false, edits = new Edits()) {
   const e = target(tx.doc, handle);
   const path = entityPath(e, 'trim');
   const T = pickOn(path, q, e, 'trim');
   const size = pathSize(path);
-  const src = edgeSource(tx, store, e, edges);
+  const src = edgeSource(tx, store, e, edges, ext, edits);
   const pad = size * 1e-9;
   const box = path.segs.map((s) => segBox(s, pad)).reduce((a, b) => ({ minX: Math.min(a.minX, b.minX), minY: Math.min(a.minY, b.minY), maxX: Math.max(a.maxX, b.maxX), maxY: Math.max(a.maxY, b.maxY) }));
   const N = path.segs.length;
   let cuts = cutsOf(path, src.near(e, box), src, pad);
-  const edits = new Edits();
   const none = () => new OpError('no_intersection', `trim: ${e.type} ${e.handle} meets no ${edges ? 'given edge' : 'visible entity'} on both sides of the point${path.closed ? ' (a closed curve needs two intersections)' : ''}`, { handle: e.handle });
   if (!path.closed) {
     cuts = cuts.filter((c) => c > 1e-9 && c < N - 1e-9);
@@ -74,15 +155,15 @@ export function trim(tx: Transaction, store: DocStore, handle: string, q: P, edg
 
 export const extendOp = defineOp({
   name: 'extend',
-  summary: 'Grows the end nearer to `point` to the first of `edges` it meets (of a Line, Arc, open LWPolyline or 2D Polyline, its end segment; edges: every visible entity when absent).',
+  summary: 'Grows the end nearest `point` or `fence` to the next of `edges` (the first of `edges` it meets; of a Line, Arc, open LWPolyline or 2D Polyline, its end segment; edges: every visible entity when absent).',
   input: z.object(edgeInput),
   ...MODIFY,
-  errors: ['entity_absent', 'wrong_type', 'no_boundary', 'unsupported_plane'],
+  errors: ['entity_absent', 'wrong_type', 'no_boundary', 'unsupported_plane', 'invalid_request'],
   example: { handle: '2F', point: [9, 0] },
-  handler: (ctx, input) => extend(ctx.tx!, ctx.store!, input.handle, input.point, input.edges),
+  handler: (ctx, input) => edgeEdit(ctx.tx!, ctx.store!, 'extend', input as EdgeInput),
 });
 
-export function extend(tx: Transaction, store: DocStore, handle: string, q: P, edges?: string[]) {
+export function extend(tx: Transaction, store: DocStore, handle: string, q: P, edges?: string[], ext = false, edits = new Edits()) {
   const e = target(tx.doc, handle);
   const path = entityPath(e, 'extend', ['LINE', 'ARC', 'LWPOLYLINE', 'POLYLINE']);
   if (path.closed) throw new OpError('wrong_type', `extend: ${e.type} ${e.handle} is closed and has no end to extend`, { handle: e.handle });
@@ -90,12 +171,11 @@ export function extend(tx: Transaction, store: DocStore, handle: string, q: P, e
   const i = atEnd ? path.segs.length - 1 : 0;
   let seg = path.segs[i]!;
   if (!atEnd) seg = reverseSeg(seg);
-  const src = edgeSource(tx, store, e, edges);
+  const src = edgeSource(tx, store, e, edges, ext, edits);
   const hit = firstHit(src, e, seg);
   if (!hit) throw new OpError('no_boundary', `extend: the ${atEnd ? 'end' : 'start'} of ${e.type} ${e.handle} meets no ${edges ? 'given edge' : 'visible entity'} when extended`, { handle: e.handle });
   const segs = path.segs.slice();
   segs[i] = moveEnd(path.segs[i]!, atEnd ? 1 : 0, hit);
-  const edits = new Edits();
   rewrite(tx, edits, e, segs, false);
   return edits.result();
 }

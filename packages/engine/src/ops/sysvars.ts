@@ -22,6 +22,11 @@ interface VarDef {
   def?: string | number | number[];
   /** Stricter than > min: value must be positive. */
   positive?: boolean;
+  /**
+   * Kept by the session, not in the drawing's header: AutoCAD keeps it in the registry or does not
+   * save it (no DXF header variable); setting it is no change of the drawing (no undo step).
+   */
+  session?: boolean;
 }
 
 const LINEWEIGHTS = [-3, -2, -1, 0, 5, 9, 13, 15, 18, 20, 25, 30, 35, 40, 50, 53, 60, 70, 80, 90, 100, 106, 120, 140, 158, 200, 211];
@@ -57,9 +62,25 @@ export const SYSVARS: Record<string, VarDef> = {
   // polar tracking's increment angle in degrees; AutoCAD keeps it out of the drawing (registry), here
   // it is a header variable so that the editor and scripts share it, saved with the drawing
   POLARANG: { kind: 'float', positive: true, max: 180, def: 90 },
+  // the modify commands' remembered values: FILLETRAD and CHAMFERA-D are DXF header variables
+  // (saved with the drawing, as AutoCAD does); CHAMFERC is the chamfer length and CHAMFERD its
+  // angle in degrees (CHAMMODE 1)
   FILLETRAD: { kind: 'float', min: 0, def: 0 },
   CHAMFERA: { kind: 'float', min: 0, def: 0 },
   CHAMFERB: { kind: 'float', min: 0, def: 0 },
+  CHAMFERC: { kind: 'float', min: 0, def: 0 },
+  CHAMFERD: { kind: 'float', min: 0, max: 180, def: 0 },
+  // AutoCAD keeps these out of the drawing: OFFSETDIST, CHAMMODE and HPNAME/HPSCALE/HPANG are not
+  // saved, TRIMMODE, EDGEMODE and PROJMODE live in the registry; here the session keeps them.
+  // OFFSETDIST -1 is Through. HPNAME starts as SOLID, the editor's HATCH default (AutoCAD: ANSI31)
+  OFFSETDIST: { kind: 'float', min: -1, def: -1, session: true },
+  TRIMMODE: { kind: 'int', min: 0, max: 1, def: 1, session: true },
+  CHAMMODE: { kind: 'int', min: 0, max: 1, def: 0, session: true },
+  EDGEMODE: { kind: 'int', min: 0, max: 1, def: 0, session: true },
+  PROJMODE: { kind: 'int', min: 0, max: 2, def: 1, session: true },
+  HPNAME: { kind: 'str', def: 'SOLID', session: true },
+  HPSCALE: { kind: 'float', positive: true, def: 1, session: true },
+  HPANG: { kind: 'float', def: 0, session: true },
   PLINEWID: { kind: 'float', min: 0, def: 0 },
   DIMSCALE: { kind: 'float', min: 0, def: 1 },
   DIMTXT: { kind: 'float', positive: true, def: 2.5 },
@@ -89,8 +110,9 @@ function key(name: string): string {
   return SYSVAR_ALIASES[k] ?? k;
 }
 
-export function readSysvar(doc: DocumentApi, name: string): unknown {
+export function readSysvar(doc: DocumentApi, name: string, session?: Map<string, unknown>): unknown {
   const k = key(name);
+  if (SYSVARS[k]?.session && session) return session.get(k) ?? SYSVARS[k]!.def ?? null;
   const v = doc.getHeader(`$${k}`);
   if (v !== undefined) return v;
   const def = SYSVARS[k];
@@ -99,7 +121,7 @@ export function readSysvar(doc: DocumentApi, name: string): unknown {
 }
 
 /** Checks and converts a value for a variable; throws invalid_sysvar / unknown_sysvar. */
-export function checkSysvar(doc: DocumentApi, name: string, value: unknown): string | number | number[] {
+export function checkSysvar(doc: DocumentApi | null, name: string, value: unknown): string | number | number[] {
   const k = key(name);
   const def = SYSVARS[k];
   if (!def) throw new OpError('unknown_sysvar', `unknown system variable ${name} (settable: ${Object.keys(SYSVARS).filter((n) => !SYSVARS[n]!.readOnly).join(', ')})`, { name });
@@ -114,6 +136,7 @@ export function checkSysvar(doc: DocumentApi, name: string, value: unknown): str
       if (def.kind === 'int' && !Number.isInteger(n)) throw bad(`expected an integer, got ${n}`);
       if (def.positive && !(n > 0)) throw bad(`must be greater than 0, got ${n}`);
       if (def.min !== undefined && n < def.min) throw bad(`must be at least ${def.min}, got ${n}`);
+      if (k === 'OFFSETDIST' && n < 0 && n !== -1) throw bad(`must be -1 (Through) or 0 or more, got ${n}`);
       if (def.max !== undefined && n > def.max) throw bad(`must be at most ${def.max}, got ${n}`);
       if (def.oneOf && !def.oneOf.includes(n)) throw bad(`must be one of ${def.oneOf.join(', ')}, got ${n}`);
       return n;
@@ -123,7 +146,7 @@ export function checkSysvar(doc: DocumentApi, name: string, value: unknown): str
       const v = value.trim();
       if (def.table) {
         if (def.also?.includes(v.toUpperCase())) return v.toUpperCase() === 'BYLAYER' ? 'ByLayer' : v.toUpperCase() === 'BYBLOCK' ? 'ByBlock' : v;
-        const e = findEntry(doc, def.table, v);
+        const e = doc ? findEntry(doc, def.table, v) : undefined;
         if (!e) throw bad(`no ${def.table} table entry named ${v}`);
         return String(e.attrs.name ?? v);
       }
@@ -140,9 +163,26 @@ export function checkSysvar(doc: DocumentApi, name: string, value: unknown): str
   }
 }
 
-export function writeSysvar(tx: Transaction, name: string, value: unknown): void {
+/**
+ * The session's variables as a saved session brought them back (an untrusted file): each known
+ * session variable with a valid value is taken, anything else left out.
+ */
+export function restoreSessionVars(session: Map<string, unknown>, saved: Record<string, unknown>): void {
+  for (const [k, v] of Object.entries(saved)) {
+    if (!SYSVARS[k]?.session) continue;
+    try {
+      session.set(k, checkSysvar(null, k, v));
+    } catch {
+      // a value this version refuses: the default stands
+    }
+  }
+}
+
+export function writeSysvar(tx: Transaction, name: string, value: unknown, session?: Map<string, unknown>): void {
   const v = checkSysvar(tx.doc, name, value);
-  tx.setHeader(`$${key(name)}`, v);
+  const k = key(name);
+  if (SYSVARS[k]?.session && session) session.set(k, v);
+  else tx.setHeader(`$${k}`, v);
 }
 
 const namesField = z.union([z.string(), z.array(z.string())]).optional();
@@ -153,7 +193,7 @@ function names(v: string | string[] | undefined): string[] {
 
 export const sysvars = defineOp({
   name: 'sysvars',
-  summary: 'Reads (`get`: names) and sets (`set`: name -> value) system variables; `result.values` maps names to values.',
+  summary: 'Reads (`get`: names) and sets (`set`: name -> value) system variables; `result.values` maps names to values (those AutoCAD keeps out of the drawing, such as OFFSETDIST, TRIMMODE, HPNAME, are the session\'s: no undo step).',
   input: z.object({
     get: namesField.describe('names to read (array or comma-separated)'),
     names: namesField.describe('same as get'),
@@ -178,11 +218,11 @@ export const sysvars = defineOp({
     const values: Record<string, unknown> = {};
     const changed: string[] = [];
     for (const [n, v] of Object.entries(input.set ?? {})) {
-      writeSysvar(tx, n, v);
+      writeSysvar(tx, n, v, ctx.engine.sessionVars as Map<string, unknown>);
       changed.push(key(n));
     }
     for (const n of [...names(input.get), ...names(input.names), ...Object.keys(input.set ?? {})]) {
-      const v = readSysvar(doc, n);
+      const v = readSysvar(doc, n, ctx.engine.sessionVars as Map<string, unknown>);
       values[key(n)] = v;
       // asked by another name (OSNAP): answered under that name too
       values[hdrName(n).slice(1)] = v;
