@@ -179,13 +179,38 @@ describe.skipIf(!hasChromium)('the editor\'s modify commands', () => {
     expect(got.added[0]!.end).toEqual([40, 5, 0]);
   });
 
+  it('TRIM (TR) Quick mode: an object that meets nothing is erased (AutoCAD 2021+), one undo step brings it back', async () => {
+    await focus([90, -20, 150, 40]);
+    const v0 = await version();
+    await typeCommand('TR');
+    const ask = 'Select object to trim or shift-select to extend or [cuTting edges/Fence/Crossing/mOde/Project/Edge/eRase/Undo]:';
+    await waitFor(prompt, (p) => p === ask);
+    await click(page, 130, 30);
+    await waitFor(history, (h) => h.includes(`TRIM: erased ${H.alone}`));
+    expect((await s.api.get(`/api/v1/entities/${H.alone}`)).status).toBe(404);
+    await waitFor(prompt, (p) => p === ask);
+    await page.keyboard.press('Enter');
+    await waitFor(prompt, (p) => p === null);
+    expect(await version()).toBe(v0 + 1);
+    expect((await s.api.post('/api/v1/undo', {})).status).toBe(200);
+    expect(await s.api.get(`/api/v1/entities/${H.alone}`).then((r) => r.json.entities[0].end)).toEqual([140, 30, 0]);
+  });
+
   it('TRIM (TR): a refusal stays at the prompt, the command goes on; the trim is the op\'s', async () => {
     await focus([90, -20, 150, 40]);
     const got = await sameAsOp(async () => {
       await typeCommand('TR');
       const ask = 'Select object to trim or shift-select to extend or [cuTting edges/Fence/Crossing/mOde/Project/Edge/eRase/Undo]:';
       await waitFor(prompt, (p) => p === ask);
-      // a line that meets nothing: the op refuses, the error is shown, the prompt stays
+      // Standard mode with the edge as the only cutting edge: the lone line meets it nowhere, the
+      // op refuses, the error is shown, the prompt stays
+      await typeLine('T');
+      await waitFor(prompt, (p) => p?.startsWith('Select cutting edges') ?? false);
+      await click(page, 120, 5);
+      await waitFor(() => page.evaluate(() => ((globalThis as any).linework.app.ask?.picked ?? []) as string[]), (hs) => hs.length === 1);
+      await page.keyboard.press('Enter');
+      await waitFor(history, (h) => h.includes(`Edges: ${H.edge}`));
+      await waitFor(prompt, (p) => p === ask);
       await click(page, 130, 30);
       await waitFor(history, (h) => h.includes('no_intersection'));
       await waitFor(prompt, (p) => p === ask);

@@ -313,7 +313,16 @@ export async function trimCommand(app: App, extend = false): Promise<void> {
     const o = await pickObject(app, `Select object to ${verb} or shift-select to ${other} or [${keywords.join('/')}]:`, { keywords, optional: true });
     if (o === null) return;
     if (typeof o !== 'string') {
-      await apply(o.shift ? other : verb, { handle: o.handle, point: o.at });
+      const op = o.shift ? other : verb;
+      // Quick mode (AutoCAD 2021+): an object that meets no edge at all is erased instead of trimmed
+      if (op === 'trim' && !edges && !edgeMode && (await meetsNothing(app, o.handle, o.at))) {
+        if (await tryOp(app, 'entities_delete', { handles: [o.handle] })) {
+          done++;
+          app.message(`TRIM: erased ${o.handle} (it meets no edge)`);
+        }
+        continue;
+      }
+      await apply(op, { handle: o.handle, point: o.at });
       continue;
     }
     switch (o) {
@@ -381,6 +390,19 @@ export async function trimCommand(app: App, extend = false): Promise<void> {
         }
         break;
     }
+  }
+}
+
+/**
+ * True when trimming `handle` at `at` is refused because the object meets no other object at all
+ * (a closed curve that meets one only once is not such a case: it stays).
+ */
+async function meetsNothing(app: App, handle: string, at: Point): Promise<boolean> {
+  try {
+    await app.api.op('modify_preview', { document_id: app.docId, edit: 'trim', fields: { handle, point: at } });
+    return false;
+  } catch (e) {
+    return e instanceof ApiError && e.code === 'no_intersection' && !e.message.includes('closed curve');
   }
 }
 
