@@ -196,6 +196,22 @@ describe.skipIf(!hasChromium)('the editor\'s modify commands', () => {
     expect(await s.api.get(`/api/v1/entities/${H.alone}`).then((r) => r.json.entities[0].end)).toEqual([140, 30, 0]);
   });
 
+  it('TRIM (TR): hovering an object draws what the trim would leave of it, before the click, changing nothing', async () => {
+    await focus([90, -20, 150, 40]);
+    const v0 = await version();
+    await typeCommand('TR');
+    await waitFor(prompt, (p) => p?.startsWith('Select object to trim') ?? false);
+    const bands = (): Promise<number> => page.evaluate(() => (globalThis as any).linework.app.overlay.bands.length as number);
+    const [x, y] = await at(page, 130, 0);
+    await page.mouse.move(x, y, { steps: 3 });
+    // the piece left (100,0)-(120,0): one band on screen
+    await waitFor(bands, (n) => n >= 1);
+    expect(await version()).toBe(v0);
+    await page.keyboard.press('Escape');
+    await waitFor(prompt, (p) => p === null);
+    expect(await version()).toBe(v0);
+  });
+
   it('TRIM (TR): a refusal stays at the prompt, the command goes on; the trim is the op\'s', async () => {
     await focus([90, -20, 150, 40]);
     const got = await sameAsOp(async () => {

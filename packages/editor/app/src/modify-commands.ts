@@ -309,8 +309,15 @@ export async function trimCommand(app: App, extend = false): Promise<void> {
     edges = hs.length ? hs : undefined;
     app.message(`Edges: ${edges ? edges.join(', ') : 'all objects'}`);
   };
+  // what the edit would leave of the object under the cursor, drawn before the click
+  const preview = livePreview(app, async (to) => {
+    const b = await objectAt(app, to);
+    return b ? previewOf(app, verb, { handle: b.handle, point: to, ...(edges ? { edges } : {}), ...(edgeMode ? { extended_edges: true } : {}) }) : [];
+  });
   for (;;) {
-    const o = await pickObject(app, `Select object to ${verb} or shift-select to ${other} or [${keywords.join('/')}]:`, { keywords, optional: true });
+    // the drawing may have changed since the last preview
+    preview.refresh();
+    const o = await withPreview(app, preview.draw, () => pickObject(app, `Select object to ${verb} or shift-select to ${other} or [${keywords.join('/')}]:`, { keywords, optional: true }));
     if (o === null) return;
     if (typeof o !== 'string') {
       const op = o.shift ? other : verb;
