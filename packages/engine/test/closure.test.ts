@@ -2,8 +2,7 @@
 // wblock on the project's fixture and, with LINEWORK_DXF_CORPUS, on every corpus file; the
 // standard symbols every opened drawing has. Saved copies are checked by ezdxf's audit
 // (ezdxf_closure.py, one Python process for many files).
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Resvg } from '@resvg/resvg-js';
@@ -14,32 +13,13 @@ import { copyEntities, directSink } from '../src/store/closure.js';
 import { wblock } from '../src/plot/wblock.js';
 import { Workspace } from '../src/index.js';
 import { TEST_ROOTS, active, dump, engine, fails, ok } from './helpers.js';
+import { audits, hasEzdxf, type Audit } from './ezdxf-closure.js';
 
 const FIXTURE = new URL('./fixtures/closure_source.dxf', import.meta.url).pathname;
 const R12_NO_TABLES = new URL('./fixtures/r12_no_tables.dxf', import.meta.url).pathname;
-const python = process.env.LINEWORK_PYTHON ?? '/usr/bin/python3';
-const script = new URL('./ezdxf_closure.py', import.meta.url).pathname;
-const hasEzdxf = existsSync(python) && spawnSync(python, ['-c', 'import ezdxf'], { encoding: 'utf8' }).status === 0;
 const corpus = process.env.LINEWORK_DXF_CORPUS;
 const dir = mkdtempSync(join(tmpdir(), 'linework-closure-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-interface Audit {
-  file: string;
-  ok: boolean;
-  fixes: Record<string, number>;
-  errors: Record<string, number>;
-  messages: string[];
-  modelspace: Record<string, number>;
-  blocks: string[];
-}
-
-/** ezdxf's audit of many files in one Python process. */
-function audits(files: string[]): Audit[] {
-  const r = spawnSync(python, [script, ...files], { encoding: 'utf8', maxBuffer: 1 << 28 });
-  if (r.status !== 0) throw new Error(`ezdxf_closure.py failed: ${r.stderr}`);
-  return r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Audit);
-}
 
 /** Counts by type with sorted keys, so two of them compare as JSON. */
 function sorted(counts: Record<string, number>): Record<string, number> {
