@@ -370,10 +370,19 @@ function addTransformedBox(b: BoxArray, box: BoxArray, m: Matrix44): void {
 /** The union of the boxes of entities (unbounded and empty ones skipped); null when none. */
 export function extents(entities: Iterable<Entity>, doc?: DocumentApi): BBox | null {
   let minx = Infinity, miny = Infinity, minz = Infinity, maxx = -Infinity, maxy = -Infinity, maxz = -Infinity;
-  // the blocks' content is made once for the whole set, not once per reference
+  // the blocks' content is made once for the whole set, not once per reference; so are the
+  // expansion counts and block boxes of the references of one block (counted from the top as
+  // for each of them: the drawing does not change meanwhile)
   const contents: BlockContents = new Map();
+  const memos = new Map<string, { counts: ExpansionMemo; boxes: Map<string, BoxArray | null> }>();
   for (const e of entities) {
-    const b = e.type === 'INSERT' && doc ? insertBox(e, doc, new Map(), new Map(), 0, contents) : boundingBox(e, doc);
+    let b: BBox | null;
+    if (e.type === 'INSERT' && doc) {
+      const key = String(e.attrs.name ?? '').toUpperCase();
+      let memo = memos.get(key);
+      if (!memo) memos.set(key, (memo = { counts: new Map(), boxes: new Map() }));
+      b = insertBox(e, doc, memo.counts, memo.boxes, 0, contents);
+    } else b = boundingBox(e, doc);
     if (!b) continue;
     if (b.min[0] < minx) minx = b.min[0];
     if (b.min[1] < miny) miny = b.min[1];

@@ -1,4 +1,5 @@
 // Reading a drawing: bytes (a Buffer, a file, a stream) -> DxfDocument.
+import { readFile } from 'node:fs/promises';
 import '../defs/index.js';
 import '../entities/index.js';
 import { DxfError } from '../errors.js';
@@ -33,14 +34,19 @@ class CountingBuilder extends DocumentBuilder {
  * the line.
  */
 export async function readDxf(input: DxfInput, opts: ReadOptions = {}): Promise<DxfDocument> {
+  // lazy entities point into the file's bytes: a file is read whole then (streams stay streams)
+  if (opts.lazy && (typeof input === 'string' || input instanceof Uint8Array)) {
+    return readDxfSync(typeof input === 'string' ? await readFile(input) : input, opts);
+  }
   const builder = new CountingBuilder(opts);
   await pumpInput(input, builder, (d) => builder.diagnostic(d));
   return emptyCheck(builder.finish(), builder.sawRecords);
 }
 
-/** Reads a DXF drawing from bytes, synchronously. */
+/** Reads a DXF drawing from bytes, synchronously (`opts.lazy`: `bytes` must not change afterwards). */
 export function readDxfSync(bytes: Uint8Array, opts: ReadOptions = {}): DxfDocument {
   const builder = new CountingBuilder(opts);
-  pumpBuffer(bytes, builder, (d) => builder.diagnostic(d));
+  if (opts.lazy) builder.keepBytes(bytes);
+  pumpBuffer(bytes, builder, (d) => builder.diagnostic(d), opts.lazy === true);
   return emptyCheck(builder.finish(), builder.sawRecords);
 }
