@@ -5,7 +5,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { LazyEntity, materializeLazy, newDocument, readDxfSync, writeDxf, type DxfDocument, type Entity } from '../src/index.js';
+import { LazyEntity, extents, materializeLazy, newDocument, readDxfSync, writeDxf, type DxfDocument, type Entity } from '../src/index.js';
 import { normalize } from './normalize.js';
 
 const canonical = (v: unknown): unknown => JSON.parse(JSON.stringify(v));
@@ -32,6 +32,16 @@ describe('lazy entities', () => {
     expect(writeDxf(doc).equals(bytes)).toBe(true);
     // read, they are the records an eager reading gives
     expect(same(doc, readDxfSync(bytes))).toBe(true);
+  });
+
+  it('extents read them without keeping them decoded: the box of the eager reading, and the file still copied', () => {
+    const bytes = drawing();
+    const doc = readDxfSync(bytes, { lazy: true });
+    const eager = readDxfSync(bytes);
+    expect(extents(model(doc), doc)).toEqual(extents(model(eager), eager));
+    expect(extents(model(doc), doc)).not.toBeNull();
+    expect(model(doc).every((e) => !(e as LazyEntity).decoded)).toBe(true);
+    expect(writeDxf(doc).equals(bytes)).toBe(true);
   });
 
   it('an entity changed through its attributes is encoded again; the others stay their bytes', () => {

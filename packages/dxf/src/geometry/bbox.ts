@@ -4,6 +4,7 @@
 // on the arc, also in tilted OCS planes); splines are flattened to 1e-4 of their control polygon's
 // size; text uses an estimated glyph width of 0.6 × height per character.
 import type { DocumentApi } from '../document-api.js';
+import { LazyEntity } from '../reader/lazy-entity.js';
 import type { Entity, Vec3 } from '../types.js';
 import { BSpline, addEllipseArcToBox, addToBox, angleInRange, bulgeToArc, emptyBox } from './curves.js';
 import type { BoxArray } from './curves.js';
@@ -375,7 +376,9 @@ export function extents(entities: Iterable<Entity>, doc?: DocumentApi): BBox | n
   // for each of them: the drawing does not change meanwhile)
   const contents: BlockContents = new Map();
   const memos = new Map<string, { counts: ExpansionMemo; boxes: Map<string, BoxArray | null> }>();
-  for (const e of entities) {
+  for (const entity of entities) {
+    // an entity kept as its bytes is decoded for this alone, not kept decoded
+    const e = entity instanceof LazyEntity ? entity.peek() : entity;
     let b: BBox | null;
     if (e.type === 'INSERT' && doc) {
       const key = String(e.attrs.name ?? '').toUpperCase();

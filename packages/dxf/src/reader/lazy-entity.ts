@@ -130,8 +130,34 @@ export class LazyEntity implements Entity {
     return this.#d !== null;
   }
 
+  /**
+   * The entity for reading once: itself when decoded, else a plain record decoded from the bytes
+   * and not kept (a pass over many entities, such as the extents of a drawing, then leaves
+   * nothing behind, and the entity may still be written as its bytes).
+   */
+  peek(): Entity {
+    if (this.#d) return this;
+    const d = this.#decodeBytes();
+    const e: Entity = { kind: 'entity', type: this.type, handle: this.handle, owner: this.owner, attrs: d.attrs };
+    if (d.extra !== undefined) e.extra = d.extra;
+    if (d.markers !== undefined) e.markers = d.markers;
+    if (d.appData !== undefined) e.appData = d.appData;
+    if (d.xdata !== undefined) e.xdata = d.xdata;
+    if (this.children !== undefined) e.children = this.children;
+    if (this.seqend !== undefined) e.seqend = this.seqend;
+    return e;
+  }
+
   #decode(): Decoded {
     if (this.#d) return this.#d;
+    const d = this.#decodeBytes();
+    this.#d = d;
+    // the bytes are not needed any more: they no longer say what the record says
+    this.#src = null;
+    return d;
+  }
+
+  #decodeBytes(): Decoded {
     const src = this.#src!;
     const buf = fillRecord(src, this.#start, this.#end);
     const rec = decodeRecord(compiledDef(this.type, 'entity'), buf, src.ctx, src.share);
@@ -140,11 +166,7 @@ export class LazyEntity implements Entity {
     if (rec.type === 'MTEXT' && src.escapes && typeof rec.attrs.text === 'string' && rec.attrs.text.includes('\\U+')) {
       rec.attrs.text = decodeUnicodeEscapes(rec.attrs.text);
     }
-    const d: Decoded = { attrs: rec.attrs, extra: rec.extra, markers: rec.markers, appData: rec.appData, xdata: rec.xdata };
-    this.#d = d;
-    // the bytes are not needed any more: they no longer say what the record says
-    this.#src = null;
-    return d;
+    return { attrs: rec.attrs, extra: rec.extra, markers: rec.markers, appData: rec.appData, xdata: rec.xdata };
   }
 
   get attrs(): Record<string, AttrValue | unknown> {
@@ -180,12 +202,12 @@ export class LazyEntity implements Entity {
 
   /** The entity as a plain record (its children and SEQEND as they are). */
   toPlain(): Entity {
-    const d = this.#decode();
-    const e: Entity = { kind: 'entity', type: this.type, handle: this.handle, owner: this.owner, attrs: d.attrs };
-    if (d.extra !== undefined) e.extra = d.extra;
-    if (d.markers !== undefined) e.markers = d.markers;
-    if (d.appData !== undefined) e.appData = d.appData;
-    if (d.xdata !== undefined) e.xdata = d.xdata;
+    this.#decode();
+    const e: Entity = { kind: 'entity', type: this.type, handle: this.handle, owner: this.owner, attrs: this.attrs };
+    if (this.extra !== undefined) e.extra = this.extra;
+    if (this.markers !== undefined) e.markers = this.markers;
+    if (this.appData !== undefined) e.appData = this.appData;
+    if (this.xdata !== undefined) e.xdata = this.xdata;
     if (this.children !== undefined) e.children = this.children;
     if (this.seqend !== undefined) e.seqend = this.seqend;
     return e;
