@@ -98,6 +98,7 @@ export class LazyEntity implements Entity {
   #src: LazySource | null;
   #start: number;
   #end: number;
+  readonly #type: string;
   readonly #handle: string;
   readonly #owner: string;
   #d: Decoded | null = null;
@@ -106,6 +107,7 @@ export class LazyEntity implements Entity {
     this.type = type;
     this.handle = handle;
     this.owner = owner;
+    this.#type = type;
     this.#handle = handle;
     this.#owner = owner;
     this.#src = src;
@@ -115,11 +117,11 @@ export class LazyEntity implements Entity {
 
   /**
    * Hands the record's bytes to `sink` when they may be written as they are into a file of
-   * `version` and `encoding`: never decoded, handle and owner as read. False otherwise.
+   * `version` and `encoding`: never decoded, type, handle and owner as read. False otherwise.
    */
   writeVerbatim(sink: RawSink, version: DxfVersion, encoding: string, codepageDeclared: boolean): boolean {
     const src = this.#src;
-    if (src === null || this.#d !== null || this.handle !== this.#handle || this.owner !== this.#owner) return false;
+    if (src === null || this.#d !== null || this.type !== this.#type || this.handle !== this.#handle || this.owner !== this.#owner) return false;
     if (src.version !== version || src.encoding !== encoding || src.codepageDeclared !== codepageDeclared) return false;
     sink.raw(src.bytes, this.#start, this.#end);
     return true;
@@ -160,7 +162,7 @@ export class LazyEntity implements Entity {
   #decodeBytes(): Decoded {
     const src = this.#src!;
     const buf = fillRecord(src, this.#start, this.#end);
-    const rec = decodeRecord(compiledDef(this.type, 'entity'), buf, src.ctx, src.share);
+    const rec = decodeRecord(compiledDef(this.#type, 'entity'), buf, src.ctx, src.share);
     buf.bytes = EMPTY;
     // MTEXT joins its 250-char chunks: an escape split across two of them is decoded only now
     if (rec.type === 'MTEXT' && src.escapes && typeof rec.attrs.text === 'string' && rec.attrs.text.includes('\\U+')) {

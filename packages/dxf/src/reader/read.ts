@@ -36,7 +36,14 @@ class CountingBuilder extends DocumentBuilder {
 export async function readDxf(input: DxfInput, opts: ReadOptions = {}): Promise<DxfDocument> {
   // lazy entities point into the file's bytes: a file is read whole then (streams stay streams)
   if (opts.lazy && (typeof input === 'string' || input instanceof Uint8Array)) {
-    return readDxfSync(typeof input === 'string' ? await readFile(input) : input, opts);
+    let bytes: Uint8Array | null = input instanceof Uint8Array ? input : null;
+    try {
+      bytes ??= await readFile(input as string);
+    } catch (e) {
+      // a file too large for one buffer (2 GB) is streamed, its entities decoded as they come
+      if ((e as NodeJS.ErrnoException).code !== 'ERR_FS_FILE_TOO_LARGE') throw e;
+    }
+    if (bytes) return readDxfSync(bytes, opts);
   }
   const builder = new CountingBuilder(opts);
   await pumpInput(input, builder, (d) => builder.diagnostic(d));
