@@ -111,11 +111,14 @@ describe('lazy entities', () => {
     expect(writeDxf(l2).equals(writeDxf(e2))).toBe(true);
   });
 
-  it('materializeLazy makes plain records (structuredClone keeps them whole); conversions match the eager reading', () => {
+  it('materializeLazy makes plain records (structuredClone keeps them whole); conversions and binary output match the eager reading', () => {
     const bytes = drawing();
     const doc = readDxfSync(bytes, { lazy: true });
     expect(writeDxf(doc, { version: 'R12' }).equals(writeDxf(readDxfSync(bytes), { version: 'R12' }))).toBe(true);
     expect(writeDxf(doc, { version: 'R2000' }).equals(writeDxf(readDxfSync(bytes), { version: 'R2000' }))).toBe(true);
+    const fresh = readDxfSync(bytes, { lazy: true });
+    expect(writeDxf(fresh, { binary: true }).equals(writeDxf(readDxfSync(bytes), { binary: true }))).toBe(true);
+    expect(model(fresh).some((e) => e instanceof LazyEntity)).toBe(true);
     const doc2 = readDxfSync(bytes, { lazy: true });
     materializeLazy(doc2);
     for (const e of model(doc2)) {
