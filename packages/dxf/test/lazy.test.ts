@@ -16,6 +16,8 @@ function drawing(): Buffer {
   const doc = newDocument();
   doc.addTableEntry('LAYER', 'WALLS', { color: 3 });
   doc.addEntity({ kind: 'entity', type: 'LINE', handle: '', owner: '', attrs: { layer: 'WALLS', start: [0, 0, 0], end: [10, 5, 0] } });
+  doc.addTableEntry('LAYER', 'WALLS_AND_DOORS', { color: 4 });
+  doc.addEntity({ kind: 'entity', type: 'LINE', handle: '', owner: '', attrs: { layer: 'WALLS_AND_DOORS', start: [1, 0, 0], end: [1, 5, 0] } });
   doc.addEntity({ kind: 'entity', type: 'CIRCLE', handle: '', owner: '', attrs: { layer: '0', center: [3, 3, 0], radius: 2 } });
   doc.addEntity({ kind: 'entity', type: 'TEXT', handle: '', owner: '', attrs: { layer: '0', insert: [1, 1, 0], height: 2.5, text: 'Größe ±1' } });
   doc.addEntity({ kind: 'entity', type: 'LWPOLYLINE', handle: '', owner: '', attrs: { layer: '0', flags: 1, points: [[0, 0, 0, 0, 0], [4, 0, 0, 0, 0.5], [4, 4, 0, 0, 0]] } });
@@ -30,8 +32,13 @@ describe('lazy entities', () => {
     const doc = readDxfSync(bytes, { lazy: true });
     expect(model(doc).every((e) => e instanceof LazyEntity && !e.decoded)).toBe(true);
     expect(writeDxf(doc).equals(bytes)).toBe(true);
-    // read, they are the records an eager reading gives
+    // read, they are the records an eager reading gives (from a Buffer or a plain Uint8Array)
     expect(same(doc, readDxfSync(bytes))).toBe(true);
+    const plainBytes = new Uint8Array(bytes.length);
+    plainBytes.set(bytes);
+    const fromArray = readDxfSync(plainBytes, { lazy: true });
+    expect(model(fromArray).map((e) => e.attrs.layer)).toContain('WALLS_AND_DOORS');
+    expect(same(fromArray, readDxfSync(bytes))).toBe(true);
   });
 
   it('extents read them without keeping them decoded: the box of the eager reading, and the file still copied', () => {

@@ -114,13 +114,14 @@ export class DocumentBuilder {
   private lastLine = 0;
 
   /** The whole input, when entities may be kept as its bytes (`ReadOptions.lazy`). */
-  private lazyBytes: Uint8Array | null = null;
+  private lazyBytes: Buffer | null = null;
 
   constructor(private readonly opts: ReadOptions = {}) {}
 
   /** The bytes about to be scanned whole: lazy entities may point into them. */
   keepBytes(bytes: Uint8Array): void {
-    if (this.opts.lazy) this.lazyBytes = bytes;
+    // (a Buffer view: values are made strings with its latin1 decoding)
+    if (this.opts.lazy) this.lazyBytes = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 
   attach(scanner: TagScanner, binary: boolean): void {

@@ -4,8 +4,8 @@
 // lazy entity holds its type, handle and owner (what the reader's bookkeeping needs) and where its
 // record lies in the file's bytes; its attributes are decoded by the same `decodeRecord` as any
 // record's, from those bytes, the first time one of `attrs`, `extra`, `markers`, `appData` or
-// `xdata` is read or set. The writer copies an entity never decoded, whose handle and owner are
-// still those of its bytes, as those bytes (`writer/document-writer.ts`), when the drawing is
+// `xdata` is read or set. The writer copies an entity never decoded, whose type, handle and owner
+// are still those of its bytes, as those bytes (`writer/document-writer.ts`), when the drawing is
 // written in the version, code page and form it was read in.
 //
 // Only records that say exactly what their bytes say are kept so (`TagRecord.clean`: LF line
@@ -16,13 +16,13 @@ import { compiledDef } from '../codec/compiled-def.js';
 import type { DxfDocument } from '../document.js';
 import { decodeUnicodeEscapes, type ValueDecoder } from '../tags/encoding.js';
 import { RecordBuffer } from '../tags/record-sink.js';
+import type { AppDataGroup, AttrValue, CodecContext, DxfVersion, Entity, Tag, XDataGroup } from '../types.js';
 
 const EMPTY = Buffer.alloc(0);
-import type { AppDataGroup, AttrValue, CodecContext, DxfVersion, Entity, Tag, XDataGroup } from '../types.js';
 
 /** The bytes lazy entities lie in, and how they were being read when their records were scanned. */
 export interface LazySource {
-  readonly bytes: Uint8Array;
+  readonly bytes: Buffer;
   readonly decoder: ValueDecoder | null;
   readonly escapes: boolean;
   readonly ctx: CodecContext;
@@ -57,7 +57,7 @@ function fillRecord(src: LazySource, start: number, end: number): RecordBuffer {
   const b = src.bytes;
   const buf = scratch;
   buf.n = 0;
-  buf.bytes = b as Buffer;
+  buf.bytes = b;
   buf.escapes = src.escapes;
   buf.clean = true;
   let pos = start;
@@ -80,7 +80,7 @@ function fillRecord(src: LazySource, start: number, end: number): RecordBuffer {
     }
     if ((high & 0x80) === 0) buf.pushBytes(code, s, e);
     else {
-      let v = src.decoder ? src.decoder(b, s, e) : (b as Buffer).toString('latin1', s, e);
+      let v = src.decoder ? src.decoder(b, s, e) : b.toString('latin1', s, e);
       if (src.escapes && code !== 0 && v.length > 6 && v.indexOf('\\U+') !== -1) v = decodeUnicodeEscapes(v);
       buf.push(code, v);
     }
