@@ -90,7 +90,9 @@ async function readWithProgress(path: string, io: CommandIO): Promise<DxfDocumen
   const progress = new Progress(io, 'reading', size > 8 * 1024 * 1024 ? size : 0);
   // without a bar to draw, the reader reads the file itself (into two buffers used in turn,
   // where a stream hands over a fresh megabyte per chunk)
-  if (!progress.shown) return readDxf(path);
+  // Entities are kept as their bytes until read (info reads the geometry only; a conversion to the
+  // same version copies them as they are)
+  if (!progress.shown) return readDxf(path, { lazy: true });
   let read = 0;
   const counter = new Transform({
     transform(chunk: Buffer, _enc, done) {
@@ -137,7 +139,8 @@ export function documentInfo(doc: DxfDocument, file: string): Info {
       entities++;
     }
   }
-  const sorted = Object.fromEntries(Object.entries(countsByType).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])));
+  // (type names are ASCII: compared by code unit, without the collator localeCompare starts up)
+  const sorted = Object.fromEntries(Object.entries(countsByType).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)));
   const layers = (doc.tables.get('LAYER')?.entries ?? []).map((e) => String(e.attrs.name ?? ''));
   const blocks = [...doc.blocks.values()].map((b) => b.name).filter((n) => !isModelSpaceName(n) && !isPaperSpaceName(n));
   const layouts = doc.layouts().map((l) => ({ name: l.name, entities: l.block.entities.length }));

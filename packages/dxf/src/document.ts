@@ -125,6 +125,7 @@ export class DxfDocument implements DocumentApi {
     out.rawSections = [...this.rawSections];
     for (const [h, r] of this.index) out.index.set(h, r);
     out.seed = this.seed;
+    out.hasLazyRecords = this.hasLazyRecords;
     return out;
   }
 
@@ -192,6 +193,17 @@ export class DxfDocument implements DocumentApi {
   handseed(): string {
     if (this.seed < 0n) this.seed = this.computeSeed();
     return hex(this.seed);
+  }
+
+  /**
+   * Whether some entities are kept as their bytes until read (`ReadOptions.lazy`, see
+   * reader/lazy-entity.ts); `materializeLazy` makes them plain records.
+   */
+  hasLazyRecords = false;
+
+  /** Points the handle index at `rec` for its handle: a record replaced by an equal one. */
+  replaceIndexed(rec: DxfRecord): void {
+    if (rec.handle) this.index.set(rec.handle, rec);
   }
 
   /** Registers a record under its handle; false when the handle is taken by another record. */

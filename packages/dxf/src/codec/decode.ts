@@ -208,7 +208,7 @@ function structural(cd: CompiledDef, rec: DxfRecord, t: TagRecord, i: number, en
 }
 
 /** Handles as read are mostly already trimmed upper-case hex: skip the copies then. */
-function normHandle(v: string): string {
+export function normHandle(v: string): string {
   for (let k = 0; k < v.length; k++) {
     const ch = v.charCodeAt(k);
     if (ch <= 32 || (ch >= 97 && ch <= 122)) return v.trim().toUpperCase();

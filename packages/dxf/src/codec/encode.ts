@@ -6,11 +6,17 @@ import type { AttrDef, AttrValue, CodecContext, DxfRecord, DxfVersion, Tag, TagS
 import type { CompiledDef, CompiledSub } from './compiled-def.js';
 import { findSub } from './compiled-def.js';
 import { entityMarkersFor } from '../entities/index.js';
+import type { RawSink } from '../reader/lazy-entity.js';
 
 export interface EncodeOptions {
   version: DxfVersion;
   /** Write handles (R12 files write them only with $HANDLING 1). */
   handles: boolean;
+  /**
+   * Where entities kept as their bytes (reader/lazy-entity.ts) go when they may be copied: the
+   * ASCII writer of a drawing in its own version and code page.
+   */
+  verbatim?: { sink: RawSink; encoding: string; codepageDeclared: boolean } | undefined;
 }
 
 function isR12(version: DxfVersion): boolean {

@@ -3,6 +3,7 @@
 // place for (objects, classes, layouts beyond the first, newer entity types) and says what;
 // going up builds on a fresh template, so the result has the handles, owners, block records,
 // dictionaries and layouts R2000 readers require.
+import { materializeLazy } from '../reader/lazy-entity.js';
 import type { Block, Diagnostic, DxfObject, TableEntry, TableName } from '../document-api.js';
 import { getDef } from '../defs/registry.js';
 import { mapHandleRefs } from '../codec/handles.js';
@@ -56,6 +57,8 @@ export function resolveVersion(v: string): DxfVersion {
 export function convert(doc: DxfDocument, target: DxfVersion, opts: ConvertOptions = {}): ConvertResult {
   const from = doc.version;
   if (target === from) return { doc, diagnostics: [], dropped: {}, converted: {} };
+  // conversions copy records as data, which entities kept as bytes are not
+  materializeLazy(doc);
   const r12From = from <= 'AC1009';
   const r12To = target <= 'AC1009';
   if (r12From && r12To) return { doc: doc.shallowCopy(target), diagnostics: [], dropped: {}, converted: {} };

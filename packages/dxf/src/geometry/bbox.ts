@@ -4,6 +4,7 @@
 // on the arc, also in tilted OCS planes); splines are flattened to 1e-4 of their control polygon's
 // size; text uses an estimated glyph width of 0.6 × height per character.
 import type { DocumentApi } from '../document-api.js';
+import { LazyEntity } from '../reader/lazy-entity.js';
 import type { Entity, Vec3 } from '../types.js';
 import { BSpline, addEllipseArcToBox, addToBox, angleInRange, bulgeToArc, emptyBox } from './curves.js';
 import type { BoxArray } from './curves.js';
@@ -370,10 +371,21 @@ function addTransformedBox(b: BoxArray, box: BoxArray, m: Matrix44): void {
 /** The union of the boxes of entities (unbounded and empty ones skipped); null when none. */
 export function extents(entities: Iterable<Entity>, doc?: DocumentApi): BBox | null {
   let minx = Infinity, miny = Infinity, minz = Infinity, maxx = -Infinity, maxy = -Infinity, maxz = -Infinity;
-  // the blocks' content is made once for the whole set, not once per reference
+  // the blocks' content is made once for the whole set, not once per reference; so are the
+  // expansion counts and block boxes of the references of one block (counted from the top as
+  // for each of them: the drawing does not change meanwhile)
   const contents: BlockContents = new Map();
-  for (const e of entities) {
-    const b = e.type === 'INSERT' && doc ? insertBox(e, doc, new Map(), new Map(), 0, contents) : boundingBox(e, doc);
+  const memos = new Map<string, { counts: ExpansionMemo; boxes: Map<string, BoxArray | null> }>();
+  for (const entity of entities) {
+    // an entity kept as its bytes is decoded for this alone, not kept decoded
+    const e = entity instanceof LazyEntity ? entity.peek() : entity;
+    let b: BBox | null;
+    if (e.type === 'INSERT' && doc) {
+      const key = String(e.attrs.name ?? '').toUpperCase();
+      let memo = memos.get(key);
+      if (!memo) memos.set(key, (memo = { counts: new Map(), boxes: new Map() }));
+      b = insertBox(e, doc, memo.counts, memo.boxes, 0, contents);
+    } else b = boundingBox(e, doc);
     if (!b) continue;
     if (b.min[0] < minx) minx = b.min[0];
     if (b.min[1] < miny) miny = b.min[1];

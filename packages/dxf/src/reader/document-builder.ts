@@ -1,7 +1,7 @@
 // Records -> DxfDocument. Receives the scanner's records one by one (a file is never held whole),
 // follows the sections, decodes each record by its declaration and repairs what broken files
 // need (missing ENDBLK/SEQEND/EOF, duplicate or empty handles), reporting each repair.
-import { decodeRecord } from '../codec/decode.js';
+import { decodeRecord, normHandle } from '../codec/decode.js';
 import { mapDocumentRefs } from '../codec/handles.js';
 import { compiledDef, type RecordContext } from '../codec/compiled-def.js';
 import { repairInvalidNumbers } from './invalid-numbers.js';
@@ -17,6 +17,7 @@ import {
 import { codecFor, decodeUnicodeEscapes, isKnownCodepage, isUnicodeVersion } from '../tags/encoding.js';
 import type { TagRecord } from '../tags/record-sink.js';
 import { ensureStandardSymbols } from '../template/standard-symbols.js';
+import { LazyEntity, type LazySource } from './lazy-entity.js';
 import type { TagScanner } from '../tags/source.js';
 import { DXF_VERSIONS, type CodecContext, type DxfRecord, type DxfVersion, type Entity, type Tag } from '../types.js';
 
@@ -29,6 +30,14 @@ export interface ReadOptions {
    * read keeps the file's records as they are.
    */
   standardSymbols?: boolean;
+  /**
+   * Keep entities as their bytes until something reads their attributes (ASCII input given or
+   * read whole; see reader/lazy-entity.ts). Such entities are `LazyEntity` objects whose
+   * attributes are accessors: code that copies records as data (spread, structuredClone) calls
+   * `materializeLazy(doc)` first. Saving in the version, code page and form read copies the
+   * entities never decoded as their bytes. Default false.
+   */
+  lazy?: boolean;
 }
 
 /** At most this many diagnostics of one code are listed; the rest are counted in a summary. */
@@ -104,10 +113,20 @@ export class DocumentBuilder {
   private lastType = '';
   private lastLine = 0;
 
+  /** The whole input, when entities may be kept as its bytes (`ReadOptions.lazy`). */
+  private lazyBytes: Buffer | null = null;
+
   constructor(private readonly opts: ReadOptions = {}) {}
+
+  /** The bytes about to be scanned whole: lazy entities may point into them. */
+  keepBytes(bytes: Uint8Array): void {
+    // (a Buffer view: values are made strings with its latin1 decoding)
+    if (this.opts.lazy) this.lazyBytes = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
 
   attach(scanner: TagScanner, binary: boolean): void {
     this.scanner = scanner;
+    if (binary) this.lazyBytes = null;
     this.doc.source = { format: binary ? 'binary' : 'ascii' };
   }
 
@@ -335,6 +354,7 @@ export class DocumentBuilder {
     }
     this.scanner?.setDecoder(codecFor(doc.encoding, utf8).decode, !utf8);
     this.ctx = { version: doc.version };
+    this.lazySource = null;
     this.handlesExpected = doc.hasHandles;
   }
 
@@ -386,7 +406,34 @@ export class DocumentBuilder {
     }
   }
 
+  /** Where lazy entities lie, once the decoding of the file is known (`applyVersion`). */
+  private lazySource: LazySource | null = null;
+
+  private lazyEntity(r: TagRecord, type: string): Entity | null {
+    const codes = r.codes;
+    // handle and owner as the first two tags, as every decoding path takes them (lazy-entity.ts)
+    if (!r.clean || r.byteStart < 0 || r.n < 4 || codes[1] !== 5 || codes[2] !== 330 || codes[3] !== 100 || type === 'BLOCK' || type === 'ENDBLK') return null;
+    let src = this.lazySource;
+    if (src === null) {
+      const doc = this.doc;
+      const utf8 = isUnicodeVersion(doc.version);
+      src = this.lazySource = {
+        bytes: this.lazyBytes!, decoder: codecFor(doc.encoding, utf8).decode, escapes: !utf8, ctx: this.ctx, share: this.share,
+        version: doc.version, encoding: doc.encoding, codepageDeclared: doc.codepageDeclared,
+      };
+      doc.hasLazyRecords = true;
+    }
+    const rec = new LazyEntity(type, normHandle(r.str(1)), this.share(normHandle(r.str(2))), src, r.byteStart, r.byteEnd);
+    this.register(rec, r.line);
+    return rec;
+  }
+
   private entity(r: TagRecord): Entity {
+    if (this.lazyBytes !== null && this.decodingSet) {
+      const type = r.str(0);
+      const lazy = this.lazyEntity(r, type);
+      if (lazy) return lazy;
+    }
     const rec = decodeRecord(compiledDef(r.str(0), 'entity'), r, this.ctx, this.share) as Entity;
     // MTEXT joins its 250-char chunks: an escape split across two of them is decoded only now
     if (rec.type === 'MTEXT' && this.doc.version < 'AC1021' && typeof rec.attrs.text === 'string' && rec.attrs.text.includes('\\U+')) {

@@ -1,4 +1,5 @@
 // Reading a drawing: bytes (a Buffer, a file, a stream) -> DxfDocument.
+import { readFile } from 'node:fs/promises';
 import '../defs/index.js';
 import '../entities/index.js';
 import { DxfError } from '../errors.js';
@@ -33,14 +34,26 @@ class CountingBuilder extends DocumentBuilder {
  * the line.
  */
 export async function readDxf(input: DxfInput, opts: ReadOptions = {}): Promise<DxfDocument> {
+  // lazy entities point into the file's bytes: a file is read whole then (streams stay streams)
+  if (opts.lazy && (typeof input === 'string' || input instanceof Uint8Array)) {
+    let bytes: Uint8Array | null = input instanceof Uint8Array ? input : null;
+    try {
+      bytes ??= await readFile(input as string);
+    } catch (e) {
+      // a file too large for one buffer (2 GB) is streamed, its entities decoded as they come
+      if ((e as NodeJS.ErrnoException).code !== 'ERR_FS_FILE_TOO_LARGE') throw e;
+    }
+    if (bytes) return readDxfSync(bytes, opts);
+  }
   const builder = new CountingBuilder(opts);
   await pumpInput(input, builder, (d) => builder.diagnostic(d));
   return emptyCheck(builder.finish(), builder.sawRecords);
 }
 
-/** Reads a DXF drawing from bytes, synchronously. */
+/** Reads a DXF drawing from bytes, synchronously (`opts.lazy`: `bytes` must not change afterwards). */
 export function readDxfSync(bytes: Uint8Array, opts: ReadOptions = {}): DxfDocument {
   const builder = new CountingBuilder(opts);
-  pumpBuffer(bytes, builder, (d) => builder.diagnostic(d));
+  if (opts.lazy) builder.keepBytes(bytes);
+  pumpBuffer(bytes, builder, (d) => builder.diagnostic(d), opts.lazy === true);
   return emptyCheck(builder.finish(), builder.sawRecords);
 }

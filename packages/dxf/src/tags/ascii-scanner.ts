@@ -3,7 +3,6 @@
 // a number, mostly: no string is made then); values with bytes above 0x7F are decoded at once with
 // the file's code page. Only LF ends a line (a CR before it is dropped), so 0x85 and lone CRs
 // inside values stay what they are.
-import { isAscii } from 'node:buffer';
 import { DxfError } from '../errors.js';
 import type { Diagnostic } from '../document-api.js';
 import { decodeUnicodeEscapes, type ValueDecoder } from './encoding.js';
@@ -83,6 +82,11 @@ export class AsciiTagScanner implements DecodingControl {
   private done = false;
   private decoder: ValueDecoder | null = null;
   private escapes = false;
+  /** Scanning one buffer holding the whole input (`scanWhole`): records know their byte range. */
+  private whole = false;
+  /** Where the pending code line starts, and whether it is other than `[blanks]digits` LF. */
+  private pendingPos = 0;
+  private pendingDirty = false;
 
   constructor(
     private readonly sink: RecordSink,
@@ -97,6 +101,31 @@ export class AsciiTagScanner implements DecodingControl {
   /** True once `0 EOF` was read; later input is ignored. */
   get finished(): boolean {
     return this.done;
+  }
+
+  /** Makes the scanner ready for another input (its decoder stays). */
+  reset(): void {
+    this.buf.n = 0;
+    this.leftover = null;
+    this.havePending = false;
+    this.line = 0;
+    this.blankCodeLine = 0;
+    this.started = false;
+    this.done = false;
+    this.whole = false;
+  }
+
+  /**
+   * Scans `bytes`, the whole input, in one pass: each record handed over knows where it lies in
+   * them (`TagRecord.byteStart`), so a reader may keep a record as its bytes. `end()` follows.
+   */
+  scanWhole(bytes: Uint8Array): void {
+    if (this.done || bytes.length === 0) return;
+    this.whole = true;
+    this.started = true;
+    const pos = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+    const stop = this.scan(bytes, pos, true);
+    this.buf.byteEnd = stop;
   }
 
   feed(chunk: Uint8Array): void {
@@ -158,19 +187,20 @@ export class AsciiTagScanner implements DecodingControl {
     const len = b.length;
     const buf = this.buf;
     buf.bytes = b;
-    // most chunks are plain ASCII: then the line search need not collect the bytes' high bits
-    const ascii = isAscii(b);
+    const whole = this.whole;
     // the line state lives in locals while scanning (this loop runs twice per tag) and goes back
     // to the fields whenever the loop is left; the sink may change the decoder, which is read anew
     let line = this.line;
     let pending = this.havePending;
     let pendingCode = this.pendingCode;
     let pendingLine = this.pendingLine;
+    let pendingPos = this.pendingPos;
+    let pendingDirty = this.pendingDirty;
     // Up to the chunk's last line feed every line ends inside the chunk. There, the usual tag (a
-    // code line of blanks and digits, then a value line, code neither 0 nor 999, in a chunk of
-    // plain ASCII) is read in one pass without bounds checks; anything else takes the general
-    // path below, one line at a time.
-    const safe = ascii ? b.lastIndexOf(10) : -1;
+    // code line of blanks and digits, then a value line of plain ASCII, code neither 0 nor 999)
+    // is read in one pass without bounds checks; anything else takes the general path below, one
+    // line at a time.
+    const safe = b.lastIndexOf(10);
     while (pos < len) {
       // (after a blank code line only the end of the file may follow: the general path checks)
       while (!pending && pos < safe && this.blankCodeLine === 0) {
@@ -183,17 +213,34 @@ export class AsciiTagScanner implements DecodingControl {
           code = code * 10 + (c - 48);
           c = b[++i]!;
         }
-        if (c === 13) c = b[++i]!;
+        let cr = false;
+        if (c === 13) {
+          c = b[++i]!;
+          cr = true;
+        }
         // the value line must end before `safe` too
         if (c !== 10 || i >= safe || i === first || i - first > 9 || code === 0 || code === 999) break;
         const start = i + 1;
         let e = start;
-        while (b[e] !== 10) e++;
-        const end = e > start && b[e - 1] === 13 ? e - 1 : e;
+        let high = 0;
+        for (;;) {
+          const v = b[e]!;
+          if (v === 10) break;
+          high |= v;
+          e++;
+        }
+        // a value with bytes above 0x7F is decoded by the general path
+        if (high & 0x80) break;
+        let end = e;
+        if (e > start && b[e - 1] === 13) {
+          end = e - 1;
+          cr = true;
+        }
         if (buf.n === 0) {
           buf.line = line + 1;
           buf.escapes = this.escapes;
         }
+        if (cr) buf.clean = false;
         buf.pushBytes(code, start, end);
         line += 2;
         pos = e + 1;
@@ -214,31 +261,37 @@ export class AsciiTagScanner implements DecodingControl {
           i++;
         }
         const digits = i - first;
-        if (c === 13 && i + 1 < len) c = b[++i]!;
+        let cr = false;
+        if (c === 13 && i + 1 < len) {
+          c = b[++i]!;
+          cr = true;
+        }
         if (c === 10 && i < len && digits > 0 && digits <= 9) {
           line++;
           pending = true;
           pendingCode = code;
           pendingLine = line;
+          pendingPos = pos;
+          pendingDirty = cr;
           pos = i + 1;
           continue;
         }
       }
       let e = pos;
       let high = 0;
-      if (ascii) {
-        while (e < len && b[e] !== 10) e++;
-      } else {
-        while (e < len) {
-          const c = b[e]!;
-          if (c === 10) break;
-          high |= c;
-          e++;
-        }
+      while (e < len) {
+        const c = b[e]!;
+        if (c === 10) break;
+        high |= c;
+        e++;
       }
       if (e === len && !final) break;
       let end = e;
-      if (end > pos && b[end - 1] === 13) end--;
+      let cr = false;
+      if (end > pos && b[end - 1] === 13) {
+        end--;
+        cr = true;
+      }
       line++;
       if (!pending) {
         const code = parseCode(b, pos, end);
@@ -255,6 +308,9 @@ export class AsciiTagScanner implements DecodingControl {
           pending = true;
           pendingCode = code;
           pendingLine = line;
+          pendingPos = pos;
+          // not the plain form: the writer would write this line otherwise
+          pendingDirty = true;
         }
       } else {
         pending = false;
@@ -262,9 +318,12 @@ export class AsciiTagScanner implements DecodingControl {
         let v: string | null = null;
         if (high & 0x80) v = this.decoder ? this.decoder(b, pos, end) : b.toString('latin1', pos, end);
         if (pendingCode === 0) {
+          buf.byteEnd = whole ? pendingPos : -1;
           buf.flush(this.sink);
           buf.line = pendingLine;
           buf.escapes = this.escapes;
+          buf.byteStart = whole ? pendingPos : -1;
+          buf.clean = whole && !pendingDirty && !cr && v === null;
           if (v !== null) buf.push(0, v.trim());
           else {
             // the type name is trimmed as `trim` would: ASCII blanks and controls 9..13
@@ -272,9 +331,11 @@ export class AsciiTagScanner implements DecodingControl {
             let te = end;
             while (ts < te && (b[ts] === 32 || (b[ts]! >= 9 && b[ts]! <= 13))) ts++;
             while (te > ts && (b[te - 1] === 32 || (b[te - 1]! >= 9 && b[te - 1]! <= 13))) te--;
+            if (ts !== pos || te !== end) buf.clean = false;
             buf.pushBytes(0, ts, te);
           }
           if (buf.is(0, 'EOF')) {
+            buf.byteEnd = whole ? e + 1 : -1;
             buf.flush(this.sink);
             this.done = true;
             this.line = line;
@@ -286,12 +347,13 @@ export class AsciiTagScanner implements DecodingControl {
             buf.line = pendingLine;
             buf.escapes = this.escapes;
           }
+          if (pendingDirty || cr) buf.clean = false;
           if (v === null) buf.pushBytes(pendingCode, pos, end);
           else {
             if (this.escapes && v.length > 6 && v.indexOf('\\U+') !== -1) v = decodeUnicodeEscapes(v);
             buf.push(pendingCode, v);
           }
-        }
+        } else buf.clean = false; // a comment lies among the record's bytes
       }
       pos = e + 1;
     }
@@ -299,8 +361,10 @@ export class AsciiTagScanner implements DecodingControl {
     this.havePending = pending;
     this.pendingCode = pendingCode;
     this.pendingLine = pendingLine;
+    this.pendingPos = pendingPos;
+    this.pendingDirty = pendingDirty;
     // the record under way keeps its values, not this chunk
-    buf.detach();
+    if (!whole) buf.detach();
     return pos < len ? pos : len;
   }
 

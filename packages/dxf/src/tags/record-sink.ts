@@ -23,6 +23,18 @@ export interface TagRecord {
   isNumber(i: number): boolean;
   /** Replaces value `i` (a repair). */
   replace(i: number, value: string): void;
+  /**
+   * Where the record lies in the bytes the scanner was given whole (`AsciiTagScanner.scanWhole`):
+   * [byteStart, byteEnd), from its `0` code line to the next record's; -1 when not known.
+   */
+  readonly byteStart: number;
+  readonly byteEnd: number;
+  /**
+   * Whether those bytes say exactly what the tags say, in the form the writer would accept as its
+   * own: LF line ends only, plain code lines, no comments, no repairs. Only such a record may be
+   * kept as bytes and read later (`reader/lazy-entity.ts`).
+   */
+  readonly clean: boolean;
 }
 
 export interface RecordSink {
@@ -102,6 +114,9 @@ export class RecordBuffer implements TagRecord {
   line = 0;
   /** Whether values of this record (code 0 excepted) made from bytes have their `\U+` escapes decoded. */
   escapes = false;
+  byteStart = -1;
+  byteEnd = -1;
+  clean = false;
   private readonly cache: string[] = new Array<string>(1 << CACHE_BITS).fill('');
 
   /** Adds a value that is a string already. */
@@ -178,6 +193,7 @@ export class RecordBuffer implements TagRecord {
   }
 
   replace(i: number, value: string): void {
+    this.clean = false;
     this.strs[i] = value;
     this.starts[i] = -1;
     this.parsed[i] = 0;

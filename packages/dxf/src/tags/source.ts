@@ -60,6 +60,22 @@ export class InputPump {
     this.scanner!.end();
   }
 
+  /**
+   * The whole input at once (nothing pushed before): ASCII DXF is scanned in one pass, so that
+   * each record knows where its bytes lie (`TagRecord.byteStart`); binary as `push` would.
+   */
+  pushWhole(bytes: Uint8Array): void {
+    const binary = bytes.length >= BINARY_SENTINEL.length && BINARY_SENTINEL.equals(bytes.subarray(0, BINARY_SENTINEL.length));
+    if (binary || bytes.length < BINARY_SENTINEL.length) {
+      this.push(bytes);
+      return;
+    }
+    const scanner = new AsciiTagScanner(this.sink, this.onDiagnostic);
+    this.scanner = scanner;
+    this.sink.attach?.(scanner, false);
+    scanner.scanWhole(bytes);
+  }
+
   private start(head: Uint8Array): void {
     const binary = head.length >= BINARY_SENTINEL.length && BINARY_SENTINEL.equals(head.subarray(0, BINARY_SENTINEL.length));
     this.scanner = binary ? new BinaryTagScanner(this.sink, this.onDiagnostic) : new AsciiTagScanner(this.sink, this.onDiagnostic);
@@ -74,10 +90,14 @@ export class InputPump {
   }
 }
 
-/** Scans a whole buffer synchronously. */
-export function pumpBuffer(bytes: Uint8Array, sink: ScannerAwareSink, onDiagnostic: (d: Diagnostic) => void): void {
+/**
+ * Scans a whole buffer synchronously; `whole`: in one pass, each ASCII record knowing its place in
+ * `bytes` (the caller then keeps `bytes` unchanged for as long as it uses those places).
+ */
+export function pumpBuffer(bytes: Uint8Array, sink: ScannerAwareSink, onDiagnostic: (d: Diagnostic) => void, whole = false): void {
   const pump = new InputPump(sink, onDiagnostic);
-  pump.push(bytes);
+  if (whole) pump.pushWhole(bytes);
+  else pump.push(bytes);
   pump.end();
 }
 

@@ -7,6 +7,7 @@ import { encodeRecord, type EncodeOptions } from '../codec/encode.js';
 import type { Block, Table } from '../document-api.js';
 import { isActivePaperSpaceName, isModelSpaceName, type DxfDocument } from '../document.js';
 import type { Entity, TagSink } from '../types.js';
+import { LazyEntity, type RawSink } from '../reader/lazy-entity.js';
 
 function writeSectionHead(out: TagSink, name: string): void {
   out.tag(0, 'SECTION');
@@ -103,10 +104,17 @@ function writeTables(doc: DxfDocument, out: TagSink, opts: EncodeOptions): void 
   writeEndsec(out);
 }
 
-export function writeEntity(e: Entity, out: TagSink, opts: EncodeOptions): void {
+/** One entity: as the bytes it was read from when it may be (`EncodeOptions.verbatim`), else encoded. */
+function writeOne(e: Entity, out: TagSink, opts: EncodeOptions): void {
+  const v = opts.verbatim;
+  if (v !== undefined && e instanceof LazyEntity && e.writeVerbatim(v.sink, opts.version, v.encoding, v.codepageDeclared)) return;
   encodeRecord(compiledDef(e.type, 'entity'), e, out, opts);
-  if (e.children) for (const c of e.children) encodeRecord(compiledDef(c.type, 'entity'), c, out, opts);
-  if (e.seqend) encodeRecord(compiledDef('SEQEND', 'entity'), e.seqend, out, opts);
+}
+
+export function writeEntity(e: Entity, out: TagSink, opts: EncodeOptions): void {
+  writeOne(e, out, opts);
+  if (e.children) for (const c of e.children) writeOne(c, out, opts);
+  if (e.seqend) writeOne(e.seqend, out, opts);
 }
 
 function isEntitiesSectionBlock(b: Block): boolean {
@@ -162,9 +170,15 @@ class R12Filter implements TagSink {
   }
 }
 
-/** Writes the whole document, `0 EOF` included. */
-export function writeDocument(doc: DxfDocument, sink: TagSink): void {
-  const opts: EncodeOptions = { version: doc.version, handles: doc.hasHandles };
+/**
+ * Writes the whole document, `0 EOF` included. `raw`: the ASCII writer behind `sink`, to which
+ * entities kept as the bytes they were read from are copied when they may be.
+ */
+export function writeDocument(doc: DxfDocument, sink: TagSink, raw?: RawSink): void {
+  const handles = doc.hasHandles;
+  // (lazy entities all have handles: without handles written, their bytes would say more)
+  const verbatim = raw && doc.hasLazyRecords && handles && !doc.strictR12 ? { sink: raw, encoding: doc.encoding, codepageDeclared: doc.codepageDeclared } : undefined;
+  const opts: EncodeOptions = { version: doc.version, handles, verbatim };
   const out = doc.strictR12 ? new R12Filter(sink) : sink;
   const r12 = doc.version <= 'AC1009';
   const raws = doc.rawSections;

@@ -33,7 +33,44 @@ export class TagWriter implements TagSink {
     private readonly encoder: ValueEncoder | null,
   ) {}
 
+  // A run of records copied as they were read (`raw`): consecutive ones lie next to each other in
+  // the file's bytes, and are handed on as one slice of them when the run ends.
+  private rawSrc: Uint8Array | null = null;
+  private rawStart = 0;
+  private rawEnd = 0;
+
+  /**
+   * Writes bytes [start, end) of `src` as they are: whole records read from a file in this
+   * writer's version and code page, with LF line ends. `src` must not change until the writing
+   * is done (a long run is handed to `emit` as a view of it).
+   */
+  raw(src: Uint8Array, start: number, end: number): void {
+    if (this.rawSrc === src && this.rawEnd === start) {
+      this.rawEnd = end;
+      return;
+    }
+    if (this.rawSrc !== null) this.endRaw();
+    this.rawSrc = src;
+    this.rawStart = start;
+    this.rawEnd = end;
+  }
+
+  private endRaw(): void {
+    const src = this.rawSrc!;
+    this.rawSrc = null;
+    const n = this.rawEnd - this.rawStart;
+    if (n <= CHUNK_BYTES - this.pos) {
+      this.buf.set(src.subarray(this.rawStart, this.rawEnd), this.pos);
+      this.pos += n;
+      return;
+    }
+    this.flush();
+    this.bytes += n;
+    this.emit(Buffer.from(src.buffer, src.byteOffset + this.rawStart, n));
+  }
+
   tag(code: number, value: string | number): void {
+    if (this.rawSrc !== null) this.endRaw();
     if (this.pos > LIMIT) this.flush();
     this.code(code);
     if (typeof value === 'number') {
@@ -44,6 +81,7 @@ export class TagWriter implements TagSink {
   }
 
   point(code: number, p: readonly number[]): void {
+    if (this.rawSrc !== null) this.endRaw();
     if (this.pos > CHUNK_BYTES - 3 * SLACK) this.flush();
     const buf = this.buf;
     this.code(code);
@@ -60,6 +98,7 @@ export class TagWriter implements TagSink {
   }
 
   flush(): void {
+    if (this.rawSrc !== null) this.endRaw();
     if (this.pos === 0) return;
     const chunk = this.buf.subarray(0, this.pos);
     this.buf = Buffer.allocUnsafe(CHUNK_BYTES);

@@ -75,7 +75,8 @@ export function writeDxfChunks(doc: DxfDocument, emit: (chunk: Buffer) => void, 
     opts.onProgress?.(writer.bytes);
   }, writesBinary(doc, opts));
   const spelling = prepared.doc.handleSpelling;
-  writeDocument(prepared.doc, spelling.size > 0 ? spelledHandles(writer, spelling) : writer);
+  // entities kept as their bytes are copied by the ASCII writer (they spell handles as read)
+  writeDocument(prepared.doc, spelling.size > 0 ? spelledHandles(writer, spelling) : writer, writer instanceof TagWriter ? writer : undefined);
   writer.flush();
   return { diagnostics: prepared.diagnostics, dropped: prepared.dropped, converted: prepared.converted, bytes: writer.bytes };
 }

@@ -1,0 +1,242 @@
+// Entities kept as their bytes until something asks for their attributes (`ReadOptions.lazy`).
+// A command that reads a drawing to count it or to write it again in the same version spends most
+// of its time decoding attributes it never looks at and encoding them back to the same bytes. A
+// lazy entity holds its type, handle and owner (what the reader's bookkeeping needs) and where its
+// record lies in the file's bytes; its attributes are decoded by the same `decodeRecord` as any
+// record's, from those bytes, the first time one of `attrs`, `extra`, `markers`, `appData` or
+// `xdata` is read or set. The writer copies an entity never decoded, whose type, handle and owner
+// are still those of its bytes, as those bytes (`writer/document-writer.ts`), when the drawing is
+// written in the version, code page and form it was read in.
+//
+// Only records that say exactly what their bytes say are kept so (`TagRecord.clean`: LF line
+// ends, plain code lines, no comments, no repaired values) and whose handle and owner are their
+// first two tags, where every decoding path takes them from.
+import { decodeRecord } from '../codec/decode.js';
+import { compiledDef } from '../codec/compiled-def.js';
+import type { DxfDocument } from '../document.js';
+import { decodeUnicodeEscapes, type ValueDecoder } from '../tags/encoding.js';
+import { RecordBuffer } from '../tags/record-sink.js';
+import type { AppDataGroup, AttrValue, CodecContext, DxfVersion, Entity, Tag, XDataGroup } from '../types.js';
+
+const EMPTY = Buffer.alloc(0);
+
+/** The bytes lazy entities lie in, and how they were being read when their records were scanned. */
+export interface LazySource {
+  readonly bytes: Buffer;
+  readonly decoder: ValueDecoder | null;
+  readonly escapes: boolean;
+  readonly ctx: CodecContext;
+  readonly share: (s: string) => string;
+  // what the bytes were written for: copied as they are only into a file of the same
+  readonly version: DxfVersion;
+  readonly encoding: string;
+  readonly codepageDeclared: boolean;
+}
+
+/** Where record bytes are copied to (the ASCII `TagWriter`). */
+export interface RawSink {
+  raw(src: Uint8Array, start: number, end: number): void;
+}
+
+interface Decoded {
+  attrs: Record<string, AttrValue | unknown>;
+  extra: Record<string, Tag[]> | undefined;
+  markers: string[] | undefined;
+  appData: AppDataGroup[] | undefined;
+  xdata: XDataGroup[] | undefined;
+}
+
+// one record buffer for every lazy decoding (decoding never nests: it reads bytes, no other record)
+const scratch = new RecordBuffer();
+
+/**
+ * The tags of a clean record (see `TagRecord.clean`: `[blanks]digits` LF code lines, LF-ended
+ * values, no comments) into `scratch`, as the ASCII scanner reads them.
+ */
+function fillRecord(src: LazySource, start: number, end: number): RecordBuffer {
+  const b = src.bytes;
+  const buf = scratch;
+  buf.n = 0;
+  buf.bytes = b;
+  buf.escapes = src.escapes;
+  buf.clean = true;
+  let pos = start;
+  while (pos < end) {
+    let c = b[pos]!;
+    while (c === 32) c = b[++pos]!;
+    let code = 0;
+    while (c !== 10) {
+      code = code * 10 + (c - 48);
+      c = b[++pos]!;
+    }
+    const s = pos + 1;
+    let e = s;
+    let high = 0;
+    for (;;) {
+      const v = b[e]!;
+      if (v === 10) break;
+      high |= v;
+      e++;
+    }
+    if ((high & 0x80) === 0) buf.pushBytes(code, s, e);
+    else {
+      let v = src.decoder ? src.decoder(b, s, e) : b.toString('latin1', s, e);
+      if (src.escapes && code !== 0 && v.length > 6 && v.indexOf('\\U+') !== -1) v = decodeUnicodeEscapes(v);
+      buf.push(code, v);
+    }
+    pos = e + 1;
+  }
+  return buf;
+}
+export class LazyEntity implements Entity {
+  readonly kind = 'entity' as const;
+  type: string;
+  handle: string;
+  owner: string;
+  declare children?: Entity[];
+  declare seqend?: Entity;
+  #src: LazySource | null;
+  #start: number;
+  #end: number;
+  readonly #type: string;
+  readonly #handle: string;
+  readonly #owner: string;
+  #d: Decoded | null = null;
+
+  constructor(type: string, handle: string, owner: string, src: LazySource, start: number, end: number) {
+    this.type = type;
+    this.handle = handle;
+    this.owner = owner;
+    this.#type = type;
+    this.#handle = handle;
+    this.#owner = owner;
+    this.#src = src;
+    this.#start = start;
+    this.#end = end;
+  }
+
+  /**
+   * Hands the record's bytes to `sink` when they may be written as they are into a file of
+   * `version` and `encoding`: never decoded, type, handle and owner as read. False otherwise.
+   */
+  writeVerbatim(sink: RawSink, version: DxfVersion, encoding: string, codepageDeclared: boolean): boolean {
+    const src = this.#src;
+    if (src === null || this.#d !== null || this.type !== this.#type || this.handle !== this.#handle || this.owner !== this.#owner) return false;
+    if (src.version !== version || src.encoding !== encoding || src.codepageDeclared !== codepageDeclared) return false;
+    sink.raw(src.bytes, this.#start, this.#end);
+    return true;
+  }
+
+  /** Whether the attributes were decoded (read or set through the record). */
+  get decoded(): boolean {
+    return this.#d !== null;
+  }
+
+  /**
+   * The entity for reading once: itself when decoded, else a plain record decoded from the bytes
+   * and not kept (a pass over many entities, such as the extents of a drawing, then leaves
+   * nothing behind, and the entity may still be written as its bytes).
+   */
+  peek(): Entity {
+    if (this.#d) return this;
+    const d = this.#decodeBytes();
+    const e: Entity = { kind: 'entity', type: this.type, handle: this.handle, owner: this.owner, attrs: d.attrs };
+    if (d.extra !== undefined) e.extra = d.extra;
+    if (d.markers !== undefined) e.markers = d.markers;
+    if (d.appData !== undefined) e.appData = d.appData;
+    if (d.xdata !== undefined) e.xdata = d.xdata;
+    if (this.children !== undefined) e.children = this.children;
+    if (this.seqend !== undefined) e.seqend = this.seqend;
+    return e;
+  }
+
+  #decode(): Decoded {
+    if (this.#d) return this.#d;
+    const d = this.#decodeBytes();
+    this.#d = d;
+    // the bytes are not needed any more: they no longer say what the record says
+    this.#src = null;
+    return d;
+  }
+
+  #decodeBytes(): Decoded {
+    const src = this.#src!;
+    const buf = fillRecord(src, this.#start, this.#end);
+    const rec = decodeRecord(compiledDef(this.#type, 'entity'), buf, src.ctx, src.share);
+    buf.bytes = EMPTY;
+    // MTEXT joins its 250-char chunks: an escape split across two of them is decoded only now
+    if (rec.type === 'MTEXT' && src.escapes && typeof rec.attrs.text === 'string' && rec.attrs.text.includes('\\U+')) {
+      rec.attrs.text = decodeUnicodeEscapes(rec.attrs.text);
+    }
+    return { attrs: rec.attrs, extra: rec.extra, markers: rec.markers, appData: rec.appData, xdata: rec.xdata };
+  }
+
+  get attrs(): Record<string, AttrValue | unknown> {
+    return this.#decode().attrs;
+  }
+  set attrs(v: Record<string, AttrValue | unknown>) {
+    this.#decode().attrs = v;
+  }
+  get extra(): Record<string, Tag[]> | undefined {
+    return this.#decode().extra;
+  }
+  set extra(v: Record<string, Tag[]> | undefined) {
+    this.#decode().extra = v;
+  }
+  get markers(): string[] | undefined {
+    return this.#decode().markers;
+  }
+  set markers(v: string[] | undefined) {
+    this.#decode().markers = v;
+  }
+  get appData(): AppDataGroup[] | undefined {
+    return this.#decode().appData;
+  }
+  set appData(v: AppDataGroup[] | undefined) {
+    this.#decode().appData = v;
+  }
+  get xdata(): XDataGroup[] | undefined {
+    return this.#decode().xdata;
+  }
+  set xdata(v: XDataGroup[] | undefined) {
+    this.#decode().xdata = v;
+  }
+
+  /** The entity as a plain record (its children and SEQEND as they are). */
+  toPlain(): Entity {
+    this.#decode();
+    const e: Entity = { kind: 'entity', type: this.type, handle: this.handle, owner: this.owner, attrs: this.attrs };
+    if (this.extra !== undefined) e.extra = this.extra;
+    if (this.markers !== undefined) e.markers = this.markers;
+    if (this.appData !== undefined) e.appData = this.appData;
+    if (this.xdata !== undefined) e.xdata = this.xdata;
+    if (this.children !== undefined) e.children = this.children;
+    if (this.seqend !== undefined) e.seqend = this.seqend;
+    return e;
+  }
+}
+
+function plain(e: Entity): Entity {
+  const p = e instanceof LazyEntity ? e.toPlain() : e;
+  if (p.children) p.children = p.children.map(plain);
+  if (p.seqend) p.seqend = plain(p.seqend);
+  return p;
+}
+
+/**
+ * Replaces every lazy entity of `doc` by a plain record with the same content (and re-indexes it),
+ * for code that copies records as data (spread, structuredClone), which accessors do not survive.
+ */
+export function materializeLazy(doc: DxfDocument): void {
+  if (!doc.hasLazyRecords) return;
+  for (const b of doc.blocks.values()) {
+    for (let i = 0; i < b.entities.length; i++) b.entities[i] = plain(b.entities[i]!);
+  }
+  const reindex = (e: Entity): void => {
+    if (e.handle && doc.get(e.handle) !== e) doc.replaceIndexed(e);
+    for (const c of e.children ?? []) reindex(c);
+    if (e.seqend) reindex(e.seqend);
+  };
+  for (const b of doc.blocks.values()) for (const e of b.entities) reindex(e);
+  doc.hasLazyRecords = false;
+}
