@@ -38,17 +38,24 @@ const SLICE_MS = 15;
 const byMinX = (a: SpatialItem, b: SpatialItem): number => a.minX - b.minX;
 const byMinY = (a: SpatialItem, b: SpatialItem): number => a.minY - b.minY;
 
-/** rbush's multiSelect: groups of n items, the groups ordered between each other (same steps, so the same order). */
-function multiSelect(arr: SpatialItem[], left: number, right: number, n: number, compare: (a: SpatialItem, b: SpatialItem) => number): void {
+/**
+ * rbush's multiSelect (groups of n items, the groups ordered between each other) one quickselect
+ * per call: the same selections in the same order, so the same order of items. True when done.
+ */
+function multiSelectStep(arr: SpatialItem[], left: number, right: number, n: number, compare: (a: SpatialItem, b: SpatialItem) => number): () => boolean {
   const stack = [left, right];
-  while (stack.length) {
-    right = stack.pop()!;
-    left = stack.pop()!;
-    if (right - left <= n) continue;
-    const mid = left + Math.ceil((right - left) / n / 2) * n;
-    quickselect(arr, mid, left, right, compare);
-    stack.push(left, mid, mid, right);
-  }
+  return () => {
+    while (stack.length) {
+      const r = stack.pop()!;
+      const l = stack.pop()!;
+      if (r - l <= n) continue;
+      const mid = l + Math.ceil((r - l) / n / 2) * n;
+      quickselect(arr, mid, l, r, compare);
+      stack.push(l, mid, mid, r);
+      return stack.length === 0;
+    }
+    return true;
+  };
 }
 
 /**
@@ -57,7 +64,7 @@ function multiSelect(arr: SpatialItem[], left: number, right: number, n: number,
  * The steps are those `_build` takes at the root, in its order, so the tree is the one `load`
  * makes (the same search answers, in the same order), but no step holds the process for long.
  */
-function bulkLoadSteps(tree: RBush<SpatialItem>, batch: SpatialItem[]): (() => void)[] {
+function bulkLoadSteps(tree: RBush<SpatialItem>, batch: SpatialItem[]): (() => boolean)[] {
   const rb = tree as unknown as RBushBuild;
   const items = batch.slice();
   const N = items.length;
@@ -67,14 +74,15 @@ function bulkLoadSteps(tree: RBush<SpatialItem>, batch: SpatialItem[]): (() => v
   const root: TreeNode = { children: [], height, leaf: false, minX: Infinity, minY: Infinity, maxX: -Infinity, maxY: -Infinity };
   const N2 = Math.ceil(N / M);
   const N1 = N2 * Math.ceil(Math.sqrt(M));
-  const steps: (() => void)[] = [() => multiSelect(items, 0, N - 1, N1, byMinX)];
+  const steps: (() => boolean)[] = [multiSelectStep(items, 0, N - 1, N1, byMinX)];
   for (let i = 0; i < N; i += N1) {
     const right2 = Math.min(i + N1 - 1, N - 1);
-    steps.push(() => multiSelect(items, i, right2, N2, byMinY));
+    steps.push(multiSelectStep(items, i, right2, N2, byMinY));
     for (let j = i; j <= right2; j += N2) {
       const right3 = Math.min(j + N2 - 1, right2);
       steps.push(() => {
         root.children.push(rb._build(items, j, right3, height - 1));
+        return true;
       });
     }
   }
@@ -86,6 +94,7 @@ function bulkLoadSteps(tree: RBush<SpatialItem>, batch: SpatialItem[]): (() => v
       root.maxY = Math.max(root.maxY, c.maxY);
     }
     tree.fromJSON(root);
+    return true;
   });
   return steps;
 }
@@ -105,7 +114,7 @@ export class SpatialIndex {
    * What is left of the last bulk load's tree (see bulkLoadSteps): the tree is not needed for the
    * first frame either, so it is built in slices too, or at once by the first query that needs it.
    */
-  private building: (() => void)[] | null = null;
+  private building: (() => boolean)[] | null = null;
   private built = 0;
   /** The box around the last bulk load's items, the tree's root box to be (while it is built). */
   private loadedExtents: { min: [number, number]; max: [number, number] } | null = null;
@@ -119,7 +128,7 @@ export class SpatialIndex {
 
   /** The tree, built first when a bulk load left it pending. */
   private get rtree(): RBush<SpatialItem> {
-    this.buildUpTo(Infinity);
+    while (this.building) this.buildStep();
     return this.tree;
   }
 
@@ -136,12 +145,11 @@ export class SpatialIndex {
     }
   }
 
-  /** Takes the pending tree-building steps up to the `n`th (all of them: the tree is done). */
-  private buildUpTo(n: number): void {
+  /** Takes one piece of the pending tree build (one selection, or one subtree of the root). */
+  private buildStep(): void {
     const steps = this.building;
     if (!steps) return;
-    const end = Math.min(n, steps.length);
-    while (this.built < end) steps[this.built++]!();
+    if (steps[this.built]!()) this.built++;
     if (this.built >= steps.length) {
       this.building = null;
       this.built = 0;
@@ -156,7 +164,7 @@ export class SpatialIndex {
       if (this.later !== batch) return;
       const t0 = performance.now();
       do {
-        if (this.building) this.buildUpTo(this.built + 1);
+        if (this.building) this.buildStep();
         else if (this.unkeyed) this.keyUpTo(this.keyed + 10_000);
         else break;
       } while (performance.now() - t0 < SLICE_MS);
