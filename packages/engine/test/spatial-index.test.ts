@@ -96,6 +96,18 @@ describe('SpatialIndex bulk load', () => {
     expect(partWay.size).toBe(list.length + 1);
   });
 
+  it('stopped (its document closed), it does nothing more by itself, and still answers rightly', async () => {
+    const idx = new SpatialIndex();
+    idx.load(entries);
+    idx.stopLater();
+    for (let i = 0; i < 20; i++) await turn();
+    const state = idx as unknown as { building: unknown[] | null; unkeyed: unknown[] | null };
+    expect(state.building).not.toBeNull();
+    expect(state.unkeyed).toHaveLength(N);
+    expect(idx.search(10.5, 0, 11.5, 1).map((x) => x.handle).sort()).toEqual(['10A', '10B']);
+    expect(idx.box('10A')?.minX).toBe(10);
+  });
+
   it('a load replaced while its tree is built leaves only the new content', async () => {
     const idx = new SpatialIndex();
     idx.load(scattered(60_000));

@@ -174,6 +174,14 @@ export class SpatialIndex {
     setImmediate(step);
   }
 
+  /**
+   * Stops the slices (the document was closed): whatever is left is done only if something still
+   * asks, so the answers stay right, and a closed drawing costs no more time.
+   */
+  stopLater(): void {
+    this.later = null;
+  }
+
   get size(): number {
     return this.unkeyed ? this.byHandle.size + this.unkeyed.length - this.keyed : this.byHandle.size;
   }
