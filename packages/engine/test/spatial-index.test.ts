@@ -22,7 +22,18 @@ function scattered(n: number): { handle: string; box: { min: number[]; max: numb
 }
 
 const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
-const treeOf = (idx: SpatialIndex): unknown => (idx as unknown as { tree: RBush<SpatialItem> }).tree.toJSON();
+/** A tree written out depth first (each node's height, box and size, each leaf's handles): equal trees, equal strings. */
+function shape(node: any): string {
+  const out: string[] = [];
+  const walk = (n: any): void => {
+    out.push(`${n.height},${n.leaf},${n.minX},${n.minY},${n.maxX},${n.maxY},${n.children.length}`);
+    if (n.leaf) out.push(n.children.map((c: SpatialItem) => c.handle).join(' '));
+    else for (const c of n.children) walk(c);
+  };
+  walk(node);
+  return out.join('\n');
+}
+const treeOf = (idx: SpatialIndex): string => shape((idx as unknown as { tree: RBush<SpatialItem> }).tree.toJSON());
 
 describe('SpatialIndex bulk load', () => {
   it('answers size, all, box, has and search before its items are keyed, and after', async () => {
@@ -59,7 +70,8 @@ describe('SpatialIndex bulk load', () => {
   });
 
   it('builds the tree rbush\'s bulk load builds, whether in slices or at once by a query', async () => {
-    const list = scattered(60_000);
+    // over 16 x 8 192: the root and its children are taken in steps, their children built whole
+    const list = scattered(150_000);
     const ref = new RBush<SpatialItem>(16);
     ref.load(list.map((e) => ({ minX: e.box.min[0]!, minY: e.box.min[1]!, maxX: e.box.max[0]!, maxY: e.box.max[1]!, handle: e.handle, ord: parseInt(e.handle, 16) })));
     const queries = [[0, 0, 1000, 1000], [100, 100, 140, 130], [500, 0, 501, 1000], [-5, -5, 3, 3], [990, 990, 2000, 2000]];
@@ -67,6 +79,7 @@ describe('SpatialIndex bulk load', () => {
     const want = answers((a, b, c, d) => ref.search({ minX: a, minY: b, maxX: c, maxY: d }));
     expect(want[1]!.length).toBeGreaterThan(20);
     const root = ref.toJSON();
+    const refShape = shape(root);
 
     // in slices: the extents answer before the tree is done, the root's box once it is
     const sliced = new SpatialIndex();
@@ -75,7 +88,7 @@ describe('SpatialIndex bulk load', () => {
     expect(early).toEqual({ min: [root.minX, root.minY], max: [root.maxX, root.maxY] });
     for (let i = 0; i < 2000 && (sliced as unknown as { building: unknown }).building; i++) await turn();
     expect((sliced as unknown as { building: unknown }).building).toBeNull();
-    expect(treeOf(sliced)).toEqual(root);
+    expect(treeOf(sliced) === refShape).toBe(true);
     expect(sliced.extents()).toEqual(early);
     expect(answers((a, b, c, d) => sliced.search(a, b, c, d))).toEqual(want);
 
@@ -83,7 +96,7 @@ describe('SpatialIndex bulk load', () => {
     const atOnce = new SpatialIndex();
     atOnce.load(list);
     expect(answers((a, b, c, d) => atOnce.search(a, b, c, d))).toEqual(want);
-    expect(treeOf(atOnce)).toEqual(root);
+    expect(treeOf(atOnce) === refShape).toBe(true);
 
     // part-way: a few slices, then a change
     const partWay = new SpatialIndex();

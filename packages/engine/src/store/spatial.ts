@@ -58,44 +58,56 @@ function multiSelectStep(arr: SpatialItem[], left: number, right: number, n: num
   };
 }
 
+/** Subtrees of up to this many items are built by rbush in one step (a few milliseconds). */
+const STEP_ITEMS = 8192;
+
 /**
- * rbush's bulk load (`load` into an empty tree) cut into steps: the root's tiles chosen (its
- * multiSelects), then each of its subtrees built by rbush itself, then the root put together.
- * The steps are those `_build` takes at the root, in its order, so the tree is the one `load`
- * makes (the same search answers, in the same order), but no step holds the process for long.
+ * rbush's bulk load (`load` into an empty tree) cut into steps: each node above STEP_ITEMS items
+ * takes its tiles (its multiSelects, a quickselect a step), its subtrees follow (smaller ones
+ * built by rbush itself in one step), then the node is put together. These are the steps
+ * `_build` takes, in its order, so the tree is the one `load` makes (the same search answers, in
+ * the same order), but no step holds the process for long.
  */
 function bulkLoadSteps(tree: RBush<SpatialItem>, batch: SpatialItem[]): (() => boolean)[] {
   const rb = tree as unknown as RBushBuild;
   const items = batch.slice();
-  const N = items.length;
-  let M = rb._maxEntries;
-  const height = Math.ceil(Math.log(N) / Math.log(M));
-  M = Math.ceil(N / Math.pow(M, height - 1));
-  const root: TreeNode = { children: [], height, leaf: false, minX: Infinity, minY: Infinity, maxX: -Infinity, maxY: -Infinity };
-  const N2 = Math.ceil(N / M);
-  const N1 = N2 * Math.ceil(Math.sqrt(M));
-  const steps: (() => boolean)[] = [multiSelectStep(items, 0, N - 1, N1, byMinX)];
-  for (let i = 0; i < N; i += N1) {
-    const right2 = Math.min(i + N1 - 1, N - 1);
-    steps.push(multiSelectStep(items, i, right2, N2, byMinY));
-    for (let j = i; j <= right2; j += N2) {
-      const right3 = Math.min(j + N2 - 1, right2);
+  const steps: (() => boolean)[] = [];
+  /** The steps of `_build(items, left, right, height)`, whose node `done` receives. */
+  const build = (left: number, right: number, height: number, done: (node: TreeNode) => void): void => {
+    const N = right - left + 1;
+    if (N <= STEP_ITEMS) {
       steps.push(() => {
-        root.children.push(rb._build(items, j, right3, height - 1));
+        done(rb._build(items, left, right, height));
         return true;
       });
+      return;
     }
-  }
-  steps.push(() => {
-    for (const c of root.children) {
-      root.minX = Math.min(root.minX, c.minX);
-      root.minY = Math.min(root.minY, c.minY);
-      root.maxX = Math.max(root.maxX, c.maxX);
-      root.maxY = Math.max(root.maxY, c.maxY);
+    let M = rb._maxEntries;
+    if (!height) {
+      height = Math.ceil(Math.log(N) / Math.log(M));
+      M = Math.ceil(N / Math.pow(M, height - 1));
     }
-    tree.fromJSON(root);
-    return true;
-  });
+    const node: TreeNode = { children: [], height, leaf: false, minX: Infinity, minY: Infinity, maxX: -Infinity, maxY: -Infinity };
+    const N2 = Math.ceil(N / M);
+    const N1 = N2 * Math.ceil(Math.sqrt(M));
+    steps.push(multiSelectStep(items, left, right, N1, byMinX));
+    for (let i = left; i <= right; i += N1) {
+      const right2 = Math.min(i + N1 - 1, right);
+      steps.push(multiSelectStep(items, i, right2, N2, byMinY));
+      for (let j = i; j <= right2; j += N2) build(j, Math.min(j + N2 - 1, right2), height - 1, (child) => node.children.push(child));
+    }
+    steps.push(() => {
+      for (const c of node.children) {
+        node.minX = Math.min(node.minX, c.minX);
+        node.minY = Math.min(node.minY, c.minY);
+        node.maxX = Math.max(node.maxX, c.maxX);
+        node.maxY = Math.max(node.maxY, c.maxY);
+      }
+      done(node);
+      return true;
+    });
+  };
+  build(0, items.length - 1, 0, (root) => tree.fromJSON(root));
   return steps;
 }
 
