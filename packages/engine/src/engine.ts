@@ -177,6 +177,7 @@ export class Engine implements DispatcherApi {
   }
 
   closeDocument(id: number): void {
+    this.documents.get(id)?.index.stopLater();
     this.documents.delete(id);
     this.closedIds.add(id);
     if (this.activeId === id) {

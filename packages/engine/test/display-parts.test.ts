@@ -3,6 +3,8 @@
 // together are the whole list.
 import { describe, expect, it } from 'vitest';
 import { planDisplayParts } from '../src/index.js';
+import type { DocStore } from '../src/store/document-store.js';
+import { SpatialIndex } from '../src/store/spatial.js';
 import { active, engine, ok } from './helpers.js';
 
 /** A grid of n circles and lines, 10 units apart, plus an XLINE (no finite box). */
@@ -65,5 +67,31 @@ describe('planDisplayParts', () => {
     expect(triangles).toBe(whole.triangles);
     expect(texts).toBe(whole.texts.length);
     expect(handles.sort()).toEqual([...whole.handles].sort());
+  });
+
+  it('keeps handle order within a part when the index holds another order, and splits a pile larger than a part', () => {
+    // 6 000 entities indexed in reverse handle order, a third of them piled on one spot
+    const n = 6000;
+    const handles = Array.from({ length: n }, (_, i) => (i + 0x40).toString(16).toUpperCase());
+    const box = (i: number): { min: number[]; max: number[] } => (i % 3 === 0 ? { min: [200, 150], max: [201, 151] } : { min: [(i * 37) % 1000, (i * 53) % 600], max: [(i * 37) % 1000 + 2, (i * 53) % 600 + 2] });
+    const index = new SpatialIndex();
+    index.load(handles.map((h, i) => ({ handle: h, box: box(i) })).reverse());
+    const layout = { name: 'Model', handle: '', block: { name: '*Model_Space', entities: handles.map((h) => ({ handle: h })) } };
+    const store = { index, doc: { layouts: () => [layout] } } as unknown as DocStore;
+    const plan = planDisplayParts(store, { first: 300, most: 700, view: [200, 150, 201, 151] })!;
+    const all = plan.parts.flat();
+    expect(all.length).toBe(n);
+    expect(new Set(all).size).toBe(n);
+    for (const p of plan.parts) {
+      expect(p.length).toBeLessThanOrEqual(700);
+      const ords = p.map((h) => parseInt(h, 16));
+      expect(ords).toEqual([...ords].sort((a, b) => a - b));
+    }
+    // the view's cell (a quarter of the grid, the pile in it: about 3 000 entities) comes first,
+    // cut into parts of 700
+    expect(plan.parts[0]!.length).toBe(700);
+    expect(plan.parts[1]!.length).toBe(700);
+    const first = new Set(plan.parts.slice(0, 5).flat());
+    expect(handles.filter((_, i) => i % 3 === 0).every((h) => first.has(h))).toBe(true);
   });
 });

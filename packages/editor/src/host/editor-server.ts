@@ -213,13 +213,27 @@ export async function startEditorHost(o: EditorHostOptions): Promise<EditorHost>
       const chunks = packFrame(result);
       const len = Buffer.alloc(4);
       len.writeUInt32LE(chunks.reduce((n, c) => n + c.length, 0));
-      for (const c of [len, ...chunks]) {
-        // a page gone away never drains: its close ends the wait too
-        if (!res.write(c)) await new Promise<void>((resolve) => { res.once('drain', resolve); res.once('close', resolve); });
-      }
+      const all = [len, ...chunks];
+      // the part's last bytes are waited for until the socket has them: written but queued, they
+      // would wait for the event loop, which the next part holds for a while (and the page would
+      // draw this part only after that one is built)
+      for (let k = 0; k < all.length; k++) await sent(res, all[k]!, k === all.length - 1);
     }
     res.end();
   };
+
+  /** Writes a chunk; resolves at once, after a drain, or (`flushed`) once the socket has it; a page gone away ends the wait too. */
+  const sent = (res: ServerResponse, c: Buffer, flushed: boolean): Promise<void> => new Promise<void>((resolve) => {
+    const done = (): void => {
+      res.off('close', done);
+      res.off('drain', done);
+      resolve();
+    };
+    res.once('close', done);
+    if (flushed) res.write(c, () => done());
+    else if (res.write(c)) done();
+    else res.once('drain', done);
+  });
 
   const server: Server = createServer({ keepAliveTimeout: 10_000, requestTimeout: 30_000, headersTimeout: 5_000 }, (req, res) => {
     void (async () => {

@@ -6,6 +6,7 @@
 // not hold (no finite box) come last. Every part is rendered with the same origin and tolerance, so
 // the parts together are the whole list.
 import type { DocStore } from '../store/document-store.js';
+import type { SpatialItem } from '../store/spatial.js';
 import { findLayout } from './layouts.js';
 import { round } from './encode.js';
 
@@ -42,44 +43,77 @@ export function planDisplayParts(store: DocStore, opts: DisplayPartsOptions = {}
   const w = x1 - x0 || 1, h = y1 - y0 || 1;
   // about 4 000 entities a cell: fine enough for a first part around the view, few enough to sort
   const side = Math.max(2, Math.min(256, Math.ceil(Math.sqrt(store.index.size / 4000))));
-  const cells: { items: { handle: string; ord: number }[]; key: number }[] = [];
-  for (let i = 0; i < side * side; i++) cells.push({ items: [], key: 0 });
-  for (const it of store.index.all()) {
+  const cellCount = side * side;
+  // the items' cells and each cell's count: typed arrays, no list per cell (a million items)
+  const indexed = store.index.all();
+  const items: readonly SpatialItem[] = Array.isArray(indexed) ? indexed : [...indexed];
+  const cellOf = new Int32Array(items.length);
+  const count = new Int32Array(cellCount);
+  for (let i = 0; i < items.length; i++) {
+    const it = items[i]!;
     const cx = Math.min(side - 1, Math.max(0, Math.floor((((it.minX + it.maxX) / 2 - x0) / w) * side)));
     const cy = Math.min(side - 1, Math.max(0, Math.floor((((it.minY + it.maxY) / 2 - y0) / h) * side)));
-    cells[cy * side + cx]!.items.push(it);
+    const c = cy * side + cx;
+    cellOf[i] = c;
+    count[c]!++;
   }
   const view = opts.view ?? [x0, y0, x1, y1];
   const vx = (view[0] + view[2]) / 2, vy = (view[1] + view[3]) / 2;
   const diag = Math.hypot(w, h);
+  const key = new Float64Array(cellCount);
   for (let cy = 0; cy < side; cy++) {
     for (let cx = 0; cx < side; cx++) {
       const a = x0 + (cx * w) / side, b = y0 + (cy * h) / side, c = a + w / side, d = b + h / side;
       const meets = c >= Math.min(view[0], view[2]) && a <= Math.max(view[0], view[2]) && d >= Math.min(view[1], view[3]) && b <= Math.max(view[1], view[3]);
       // cells meeting the view sort before every other (their key is below the diagonal)
-      cells[cy * side + cx]!.key = Math.hypot((a + c) / 2 - vx, (b + d) / 2 - vy) + (meets ? 0 : 2 * diag);
+      key[cy * side + cx] = Math.hypot((a + c) / 2 - vx, (b + d) / 2 - vy) + (meets ? 0 : 2 * diag);
     }
   }
-  cells.sort((p, q) => p.key - q.key);
-  const parts: string[][] = [];
-  let cur: { handle: string; ord: number }[] = [];
-  let size = first;
-  const flush = (): void => {
-    if (!cur.length) return;
-    cur.sort((p, q) => p.ord - q.ord);
-    parts.push(cur.map((it) => it.handle));
-    cur = [];
+  // cells nearest the view first (a stable sort: equal keys in grid order)
+  const order = Array.from({ length: cellCount }, (_, i) => i).sort((p, q) => key[p]! - key[q]!);
+  const rank = new Int32Array(cellCount);
+  for (let r = 0; r < cellCount; r++) rank[order[r]!] = r;
+  // The parts, cell by cell: a cell that would overfill the part starts the next one (parts grow
+  // from `first` to `most`); a cell larger than a part (entities piled on one spot) is split.
+  // Each cell's first item goes to part `startPart`, which already holds `startFill` items.
+  const startPart = new Int32Array(cellCount);
+  const startFill = new Int32Array(cellCount);
+  let part = 0, fill = 0, size = first;
+  const next = (): void => {
+    part++;
+    fill = 0;
     size = Math.min(most, size * 2);
   };
-  for (const cell of cells) {
-    if (cur.length && cur.length + cell.items.length > size) flush();
-    // a cell larger than a part (entities piled on one spot) is split
-    for (const it of cell.items) {
-      cur.push(it);
-      if (cur.length >= most) flush();
+  for (const c of order) {
+    const n = count[c]!;
+    if (fill && fill + n > size) next();
+    startPart[c] = part;
+    startFill[c] = fill;
+    for (let left = n; left > 0;) {
+      const k = Math.min(left, most - fill);
+      fill += k;
+      left -= k;
+      if (fill >= most) next();
     }
   }
-  flush();
+  const partCount = fill ? part + 1 : part;
+  // each item to its part, in the order of the index (its place in its cell counted)
+  const seen = new Int32Array(cellCount);
+  const members: number[][] = Array.from({ length: partCount }, () => []);
+  for (let i = 0; i < items.length; i++) {
+    const c = cellOf[i]!;
+    const at = startFill[c]! + seen[c]!++;
+    const p = at < most ? startPart[c]! : startPart[c]! + Math.floor(at / most);
+    members[p]!.push(i);
+  }
+  // drawing order within a part (handle order: ties, which unique handles never make, in the
+  // order the cells were taken)
+  const parts: string[][] = members.map((m) => {
+    let sorted = true;
+    for (let k = 1; k < m.length && sorted; k++) if (items[m[k - 1]!]!.ord >= items[m[k]!]!.ord) sorted = false;
+    if (!sorted) m.sort((p, q) => items[p]!.ord - items[q]!.ord || rank[cellOf[p]!]! - rank[cellOf[q]!]! || p - q);
+    return m.map((i) => items[i]!.handle);
+  });
   // the index holds model space's entities that have a box: when it holds them all, none is left
   const rest: string[] = [];
   if (store.index.size < all.length) for (const e of all) if (!store.index.has(e.handle)) rest.push(e.handle);

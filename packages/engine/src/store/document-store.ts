@@ -103,11 +103,10 @@ export class DocStore {
     this.msName = ms.name;
     // past the request's deadline this throws before the index is replaced (an open then adds nothing)
     const meter = currentMeter();
-    const entries = ms.entities.map((e) => {
+    this.index.loadFrom(ms.entities, (e) => e.handle, (e) => {
       meter.tick();
-      return { handle: e.handle, box: safeBox(e, this.doc) };
+      return safeBox(e, this.doc);
     });
-    this.index.load(entries);
   }
 
   begin(op: string, requestId?: string): Transaction {

@@ -1,5 +1,6 @@
 // The spatial index of one document's model space: an R-tree (rbush) of entity boxes, keyed by
 // handle. Boxes are cached here, so extents and box queries never recompute geometry.
+import quickselect from 'quickselect';
 import RBush from 'rbush';
 
 export interface SpatialItem {
@@ -12,21 +13,135 @@ export interface SpatialItem {
   ord: number;
 }
 
+/** A node of rbush's tree (what its toJSON gives and fromJSON takes). */
+interface TreeNode {
+  children: (TreeNode | SpatialItem)[];
+  height: number;
+  leaf: boolean;
+  minX: number;
+  minY: number;
+  maxX: number;
+  maxY: number;
+}
+
+/** The parts of rbush 4 its bulk load is made of (`load` is `_build` on a copy of the items). */
+interface RBushBuild {
+  _maxEntries: number;
+  _build(items: SpatialItem[], left: number, right: number, height: number): TreeNode;
+}
+
+/** Bulk loads above this many boxes build the tree and key the handles later, in slices. */
+const LATER = 50_000;
+/** Milliseconds of deferred work done in one turn of the event loop. */
+const SLICE_MS = 15;
+
+const byMinX = (a: SpatialItem, b: SpatialItem): number => a.minX - b.minX;
+const byMinY = (a: SpatialItem, b: SpatialItem): number => a.minY - b.minY;
+
+/**
+ * rbush's multiSelect (groups of n items, the groups ordered between each other) one quickselect
+ * per call: the same selections in the same order, so the same order of items. True when done.
+ */
+function multiSelectStep(arr: SpatialItem[], left: number, right: number, n: number, compare: (a: SpatialItem, b: SpatialItem) => number): () => boolean {
+  const stack = [left, right];
+  return () => {
+    while (stack.length) {
+      const r = stack.pop()!;
+      const l = stack.pop()!;
+      if (r - l <= n) continue;
+      const mid = l + Math.ceil((r - l) / n / 2) * n;
+      quickselect(arr, mid, l, r, compare);
+      stack.push(l, mid, mid, r);
+      return stack.length === 0;
+    }
+    return true;
+  };
+}
+
+/** Subtrees of up to this many items are built by rbush in one step (a few milliseconds). */
+const STEP_ITEMS = 8192;
+
+/**
+ * rbush's bulk load (`load` into an empty tree) cut into steps: each node above STEP_ITEMS items
+ * takes its tiles (its multiSelects, a quickselect a step), its subtrees follow (smaller ones
+ * built by rbush itself in one step), then the node is put together. These are the steps
+ * `_build` takes, in its order, so the tree is the one `load` makes (the same search answers, in
+ * the same order), but no step holds the process for long.
+ */
+function bulkLoadSteps(tree: RBush<SpatialItem>, batch: SpatialItem[]): (() => boolean)[] {
+  const rb = tree as unknown as RBushBuild;
+  const items = batch.slice();
+  const steps: (() => boolean)[] = [];
+  /** The steps of `_build(items, left, right, height)`, whose node `done` receives. */
+  const build = (left: number, right: number, height: number, done: (node: TreeNode) => void): void => {
+    const N = right - left + 1;
+    if (N <= STEP_ITEMS) {
+      steps.push(() => {
+        done(rb._build(items, left, right, height));
+        return true;
+      });
+      return;
+    }
+    let M = rb._maxEntries;
+    if (!height) {
+      height = Math.ceil(Math.log(N) / Math.log(M));
+      M = Math.ceil(N / Math.pow(M, height - 1));
+    }
+    const node: TreeNode = { children: [], height, leaf: false, minX: Infinity, minY: Infinity, maxX: -Infinity, maxY: -Infinity };
+    const N2 = Math.ceil(N / M);
+    const N1 = N2 * Math.ceil(Math.sqrt(M));
+    steps.push(multiSelectStep(items, left, right, N1, byMinX));
+    for (let i = left; i <= right; i += N1) {
+      const right2 = Math.min(i + N1 - 1, right);
+      steps.push(multiSelectStep(items, i, right2, N2, byMinY));
+      for (let j = i; j <= right2; j += N2) build(j, Math.min(j + N2 - 1, right2), height - 1, (child) => node.children.push(child));
+    }
+    steps.push(() => {
+      for (const c of node.children) {
+        node.minX = Math.min(node.minX, c.minX);
+        node.minY = Math.min(node.minY, c.minY);
+        node.maxX = Math.max(node.maxX, c.maxX);
+        node.maxY = Math.max(node.maxY, c.maxY);
+      }
+      done(node);
+      return true;
+    });
+  };
+  build(0, items.length - 1, 0, (root) => tree.fromJSON(root));
+  return steps;
+}
+
 export class SpatialIndex {
   private tree = new RBush<SpatialItem>(16);
   private byHandle = new Map<string, SpatialItem>();
   /**
    * Items of the last bulk load not yet keyed by handle: an opened drawing's first frame needs the
-   * tree, not the handle map (a million string keys cost about a second), so the map is filled on
-   * its first use.
+   * boxes, not the handle map (a million string keys cost about a second), so the map is filled
+   * on its first use or in slices between requests.
    */
   private unkeyed: SpatialItem[] | null = null;
   /** How many of `unkeyed` are in the map already (keyed in slices between requests). */
   private keyed = 0;
+  /**
+   * What is left of the last bulk load's tree (see bulkLoadSteps): the tree is not needed for the
+   * first frame either, so it is built in slices too, or at once by the first query that needs it.
+   */
+  private building: (() => boolean)[] | null = null;
+  private built = 0;
+  /** The box around the last bulk load's items, the tree's root box to be (while it is built). */
+  private loadedExtents: { min: [number, number]; max: [number, number] } | null = null;
+  /** The batch the deferred work belongs to: a later load leaves the earlier one's slices nothing to do. */
+  private later: SpatialItem[] | null = null;
 
   private get items(): Map<string, SpatialItem> {
     this.keyUpTo(Infinity);
     return this.byHandle;
+  }
+
+  /** The tree, built first when a bulk load left it pending. */
+  private get rtree(): RBush<SpatialItem> {
+    while (this.building) this.buildStep();
+    return this.tree;
   }
 
   /** Keys the pending items up to `n` of them; while any are pending, the map holds exactly the first `keyed`. */
@@ -42,14 +157,41 @@ export class SpatialIndex {
     }
   }
 
-  /** Keys the pending items in slices, each after the I/O waiting (a request is not held up for long). */
-  private keyInSlices(batch: SpatialItem[]): void {
+  /** Takes one piece of the pending tree build (one selection, or one subtree of the root). */
+  private buildStep(): void {
+    const steps = this.building;
+    if (!steps) return;
+    if (steps[this.built]!()) this.built++;
+    if (this.built >= steps.length) {
+      this.building = null;
+      this.built = 0;
+      this.loadedExtents = null;
+    }
+  }
+
+  /** Does the deferred work of `batch` a slice at a time, each after the I/O waiting (a request is not held up for long). */
+  private finishLater(batch: SpatialItem[]): void {
+    this.later = batch;
     const step = (): void => {
-      if (this.unkeyed !== batch) return;
-      this.keyUpTo(this.keyed + 50_000);
-      if (this.unkeyed === batch) setImmediate(step);
+      if (this.later !== batch) return;
+      const t0 = performance.now();
+      do {
+        if (this.building) this.buildStep();
+        else if (this.unkeyed) this.keyUpTo(this.keyed + 10_000);
+        else break;
+      } while (performance.now() - t0 < SLICE_MS);
+      if (this.building || this.unkeyed) setImmediate(step);
+      else this.later = null;
     };
     setImmediate(step);
+  }
+
+  /**
+   * Stops the slices (the document was closed): whatever is left is done only if something still
+   * asks, so the answers stay right, and a closed drawing costs no more time.
+   */
+  stopLater(): void {
+    this.later = null;
   }
 
   get size(): number {
@@ -67,23 +209,44 @@ export class SpatialIndex {
 
   /** Replaces the whole content (bulk load, used when a document is opened). */
   load(entries: { handle: string; box: { min: number[]; max: number[] } | null }[]): void {
+    this.loadFrom(entries, (e) => e.handle, (e) => e.box);
+  }
+
+  /** `load` of anything with a handle and a box, without making the entries first. */
+  loadFrom<T>(list: readonly T[], handleOf: (x: T) => string, boxOf: (x: T) => { min: number[]; max: number[] } | null): void {
+    const batch: SpatialItem[] = [];
+    let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
+    for (const x of list) {
+      const box = boxOf(x);
+      if (!box) continue;
+      const handle = handleOf(x);
+      const it = toItem(handle, box, this.ord(handle));
+      if (!it) continue;
+      batch.push(it);
+      if (it.minX < minX) minX = it.minX;
+      if (it.minY < minY) minY = it.minY;
+      if (it.maxX > maxX) maxX = it.maxX;
+      if (it.maxY > maxY) maxY = it.maxY;
+    }
+    // replaced only now: a `boxOf` that throws (a request past its deadline) leaves the index as it was
     this.tree.clear();
     this.byHandle.clear();
     this.unkeyed = null;
     this.keyed = 0;
-    const batch: SpatialItem[] = [];
-    // a model space's handles are unique, so they are keyed later (see `items`)
-    for (const e of entries) {
-      const it = e.box ? toItem(e.handle, e.box, this.ord(e.handle)) : null;
-      if (it) batch.push(it);
-    }
-    this.tree.load(batch);
-    if (batch.length > 50_000) {
-      this.unkeyed = batch;
-      this.keyInSlices(batch);
-    } else {
+    this.building = null;
+    this.built = 0;
+    this.loadedExtents = null;
+    this.later = null;
+    if (batch.length <= LATER) {
+      this.tree.load(batch);
       for (const it of batch) this.byHandle.set(it.handle, it);
+      return;
     }
+    // a model space's handles are unique, so they are keyed later (see `items`)
+    this.unkeyed = batch;
+    this.building = bulkLoadSteps(this.tree, batch);
+    this.loadedExtents = { min: [minX, minY], max: [maxX, maxY] };
+    this.finishLater(batch);
   }
 
   /** Sets (or clears, with null) the box of one handle. */
@@ -94,14 +257,14 @@ export class SpatialIndex {
     const it = toItem(handle, box, ord);
     if (!it) return;
     this.items.set(handle, it);
-    this.tree.insert(it);
+    this.rtree.insert(it);
   }
 
   /** Adds many boxes at once (rbush bulk insertion into the existing tree). */
   addMany(entries: { handle: string; box: { min: number[]; max: number[] } | null }[]): void {
     this.removeMany(entries.map((e) => e.handle));
     const batch = this.track(entries);
-    if (batch.length) this.tree.load(batch);
+    if (batch.length) this.rtree.load(batch);
   }
 
   /** Items of the entries that have a finite box, recorded by handle (not yet in the tree). */
@@ -128,10 +291,14 @@ export class SpatialIndex {
     }
     if (!doomed.length) return;
     if (doomed.length > 2000 && doomed.length * 4 > this.items.size) {
+      // rebuilt from scratch: a tree still being built is not needed
+      this.building = null;
+      this.built = 0;
+      this.loadedExtents = null;
       this.tree.clear();
       this.tree.load([...this.items.values()]);
     } else {
-      for (const it of doomed) this.tree.remove(it);
+      for (const it of doomed) this.rtree.remove(it);
     }
   }
 
@@ -139,7 +306,7 @@ export class SpatialIndex {
     const it = this.items.get(handle);
     if (!it) return;
     this.items.delete(handle);
-    this.tree.remove(it);
+    this.rtree.remove(it);
   }
 
   /** Every indexed item (no order). */
@@ -158,12 +325,14 @@ export class SpatialIndex {
 
   /** Items whose box intersects the query box. */
   search(minX: number, minY: number, maxX: number, maxY: number): SpatialItem[] {
-    return this.tree.search({ minX, minY, maxX, maxY });
+    return this.rtree.search({ minX, minY, maxX, maxY });
   }
 
   /** The box around every indexed entity (the R-tree's root box), or null when empty. */
   extents(): { min: [number, number]; max: [number, number] } | null {
     if (this.size === 0) return null;
+    // while the tree is built, the box its root will have (the same union of the same boxes)
+    if (this.loadedExtents) return { min: [...this.loadedExtents.min], max: [...this.loadedExtents.max] };
     const root = (this.tree as unknown as { data: { minX: number; minY: number; maxX: number; maxY: number } }).data;
     return { min: [root.minX, root.minY], max: [root.maxX, root.maxY] };
   }
