@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { boundingBox, extents } from '../src/geometry/index.js';
+import { BoxMemo, boundingBox, extents } from '../src/geometry/index.js';
 import type { BBox } from '../src/geometry/index.js';
 import { docWith, ent } from './geometry-helpers.js';
 
@@ -96,6 +96,24 @@ describe('boundingBox', () => {
     expectBox(boundingBox(withAtt, doc), [8.5, -1.5, 0], [20.6, 21, 0]);
     const minsert = ent('INSERT', { name: 'INNER', insert: [0, 0, 0], column_count: 3, row_count: 2, column_spacing: 5, row_spacing: 10 });
     expectBox(boundingBox(minsert, doc), [0, 0, 0], [11, 10, 0]);
+  });
+  it('a BoxMemo shared by many INSERTs gives each the box it has alone (nested, rotated, arrays, attributes)', () => {
+    const doc = docWith({
+      INNER: { entities: [ent('LINE', { start: [0, 0, 0], end: [1, 0, 0] }), ent('ARC', { center: [0, 0, 0], radius: 1, start_angle: 10, end_angle: 80 })] },
+      OUTER: { base: [1, 1, 0], entities: [ent('INSERT', { name: 'INNER', insert: [1, 1, 0], xscale: 2, yscale: 2 }), ent('CIRCLE', { center: [1, 1, 0], radius: 0.5 })] },
+    });
+    const refs = [
+      ent('INSERT', { name: 'OUTER', insert: [10, 0, 0], rotation: 90, xscale: 3, yscale: 3 }),
+      ent('INSERT', { name: 'OUTER', insert: [-4, 2, 0], rotation: 33, xscale: -1, yscale: 2 }, [ent('ATTRIB', { insert: [20, 20, 0], height: 1, text: 'X', tag: 'T' })]),
+      ent('INSERT', { name: 'INNER', insert: [0, 0, 0], column_count: 3, row_count: 2, column_spacing: 5, row_spacing: 10 }),
+      ent('INSERT', { name: 'INNER', insert: [7, 7, 0], rotation: 200 }),
+      ent('INSERT', { name: 'MISSING', insert: [0, 0, 0] }),
+      ent('LINE', { start: [0, 0, 0], end: [3, 4, 0] }),
+    ];
+    const memo = new BoxMemo();
+    for (const r of refs) expect(boundingBox(r, doc, memo)).toEqual(boundingBox(r, doc));
+    // and once more, every block's work already done
+    for (const r of refs) expect(boundingBox(r, doc, memo)).toEqual(boundingBox(r, doc));
   });
   it('unbounded and empty', () => {
     expect(boundingBox(ent('XLINE', { start: [0, 0, 0], unit_vector: [1, 0, 0] }))).toBeNull();

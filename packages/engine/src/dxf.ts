@@ -7,10 +7,10 @@ export type {
   TableEntry, TableName, Table, Block, DxfObject, Diagnostic, DocumentApi,
 } from '@linework/dxf';
 export type { Primitive, R12Drawer, R12Drawn } from '@linework/dxf';
-export { ACI_RGB, nearestAci, DXF_VERSIONS, RELEASE_NAMES, flatten, getDef, mapHandleRefs, isReferenceCode } from '@linework/dxf';
+export { BoxMemo, ACI_RGB, nearestAci, DXF_VERSIONS, RELEASE_NAMES, flatten, getDef, mapHandleRefs, isReferenceCode } from '@linework/dxf';
 // work budgets (budgets.ts): what expanding a block reference costs, counted before expanding
 export { BudgetError, GEOMETRY_LIMITS, setGeometryLimits, referenceExpansion, blockExpansion, insertCells } from '@linework/dxf';
-import type { AttrDef, DocumentApi, DxfVersion, Entity, Primitive, R12Drawer, Vec3 } from '@linework/dxf';
+import type { AttrDef, BoxMemo, DocumentApi, DxfVersion, Entity, Primitive, R12Drawer, Vec3 } from '@linework/dxf';
 
 // ---- functions of @linework/dxf ----------------------------------------------------------------
 import {
@@ -55,7 +55,8 @@ export interface DxfFunctions {
   saveDxf(doc: DocumentApi, path: string, version?: string, binary?: boolean): Promise<SaveReport>;
   /** A converted copy of a drawing (what saving in `version` writes), with what became what. */
   convert(doc: DocumentApi, version: DxfVersion, r12Drawer?: R12Drawer): SaveReport & { doc: DocumentApi };
-  boundingBox(e: Entity, doc: DocumentApi): Box3 | null;
+  /** `memo`: block work shared by many boxes while the drawing does not change (an index built on open). */
+  boundingBox(e: Entity, doc: DocumentApi, memo?: BoxMemo): Box3 | null;
   /** Applies a transform in place; returns a replacement when the type changes (circle -> ellipse). */
   transform(e: Entity, t: Transform2D, doc: DocumentApi): Entity | void;
   intersections(a: Entity, b: Entity, doc: DocumentApi): number[][];
@@ -87,7 +88,7 @@ export const dxf: DxfFunctions = {
     const r = dxfConvert(d as DxfDocument, version, { r12Drawer });
     return { doc: r.doc, converted: r.converted, dropped: r.dropped, diagnostics: r.diagnostics };
   },
-  boundingBox: (e, d) => dxfBoundingBox(e, d),
+  boundingBox: (e, d, memo) => dxfBoundingBox(e, d, memo),
   transform: (e, t, d) => {
     switch (t.kind) {
       case 'move': return moveEntity(e, [t.vector?.[0] ?? 0, t.vector?.[1] ?? 0, t.vector?.[2] ?? 0], d);

@@ -160,7 +160,7 @@ function textBox(e: Entity): BBox | null {
  * INSERT (and MINSERT arrays) resolve their block through `doc`, nested inserts included, with
  * their attributes; DIMENSION uses its `geometry` block when `doc` has it, else its definition points.
  */
-export function boundingBox(e: Entity, doc?: DocumentApi): BBox | null {
+export function boundingBox(e: Entity, doc?: DocumentApi, memo?: BoxMemo): BBox | null {
   const a = e.attrs;
   switch (e.type) {
     case 'LINE': {
@@ -201,7 +201,7 @@ export function boundingBox(e: Entity, doc?: DocumentApi): BBox | null {
     default:
       break;
   }
-  if (e.type === 'INSERT' && doc) return insertBox(e, doc, new Map(), new Map(), 0, new Map());
+  if (e.type === 'INSERT' && doc) return memo ? memo.insertBox(e, doc) : insertBox(e, doc, new Map(), new Map(), 0, new Map());
   const g = entityGeometry(e, doc);
   const b = emptyBox();
   let bounded = true;
@@ -368,24 +368,32 @@ function addTransformedBox(b: BoxArray, box: BoxArray, m: Matrix44): void {
   }
 }
 
+/**
+ * What the boxes of many entities share while the drawing does not change (extents, an index
+ * built on open): each block's content is made once, not once per reference, and so are the
+ * expansion counts and block boxes of the references of one block (counted from the top as for
+ * each of them). Not to be kept across a change of the drawing.
+ */
+export class BoxMemo {
+  private readonly contents: BlockContents = new Map();
+  private readonly perBlock = new Map<string, { counts: ExpansionMemo; boxes: Map<string, BoxArray | null> }>();
+
+  insertBox(e: Entity, doc: DocumentApi): BBox | null {
+    const key = String(e.attrs.name ?? '').toUpperCase();
+    let memo = this.perBlock.get(key);
+    if (!memo) this.perBlock.set(key, (memo = { counts: new Map(), boxes: new Map() }));
+    return insertBox(e, doc, memo.counts, memo.boxes, 0, this.contents);
+  }
+}
+
 /** The union of the boxes of entities (unbounded and empty ones skipped); null when none. */
 export function extents(entities: Iterable<Entity>, doc?: DocumentApi): BBox | null {
   let minx = Infinity, miny = Infinity, minz = Infinity, maxx = -Infinity, maxy = -Infinity, maxz = -Infinity;
-  // the blocks' content is made once for the whole set, not once per reference; so are the
-  // expansion counts and block boxes of the references of one block (counted from the top as
-  // for each of them: the drawing does not change meanwhile)
-  const contents: BlockContents = new Map();
-  const memos = new Map<string, { counts: ExpansionMemo; boxes: Map<string, BoxArray | null> }>();
+  const memo = new BoxMemo();
   for (const entity of entities) {
     // an entity kept as its bytes is decoded for this alone, not kept decoded
     const e = entity instanceof LazyEntity ? entity.peek() : entity;
-    let b: BBox | null;
-    if (e.type === 'INSERT' && doc) {
-      const key = String(e.attrs.name ?? '').toUpperCase();
-      let memo = memos.get(key);
-      if (!memo) memos.set(key, (memo = { counts: new Map(), boxes: new Map() }));
-      b = insertBox(e, doc, memo.counts, memo.boxes, 0, contents);
-    } else b = boundingBox(e, doc);
+    const b = boundingBox(e, doc, memo);
     if (!b) continue;
     if (b.min[0] < minx) minx = b.min[0];
     if (b.min[1] < miny) miny = b.min[1];

@@ -10,7 +10,7 @@ export {
   addEllipseArcToBox, chordDistance,
 } from './curves.js';
 export type { BulgeArc, SplineData } from './curves.js';
-export { boundingBox, extents } from './bbox.js';
+export { BoxMemo, boundingBox, extents } from './bbox.js';
 export type { BBox } from './bbox.js';
 export {
   entityGeometry, flattenPrim, insertMatrix, insertMatrices, textCornersOcs, mtextCorners, mtextPlainLines, hatchLoops, CHAR_WIDTH,

@@ -7,7 +7,7 @@ import { currentMeter } from '../budgets.js';
 import type {
   Block, DocumentApi, DxfObject, DxfRecord, Entity, Tag, TableEntry, TableName,
 } from '../dxf.js';
-import { dxf } from '../dxf.js';
+import { BoxMemo, dxf } from '../dxf.js';
 import { assignInPlace, deepClone } from './clone.js';
 import { blockOfEntity } from '../model.js';
 import {
@@ -103,9 +103,11 @@ export class DocStore {
     this.msName = ms.name;
     // past the request's deadline this throws before the index is replaced (an open then adds nothing)
     const meter = currentMeter();
+    // the drawing does not change during the pass: each block's content is made once, not once per INSERT
+    const memo = new BoxMemo();
     this.index.loadFrom(ms.entities, (e) => e.handle, (e) => {
       meter.tick();
-      return safeBox(e, this.doc);
+      return safeBox(e, this.doc, memo);
     });
   }
 
@@ -263,9 +265,9 @@ export class DocStore {
 }
 
 /** The box of an entity, or null when it has none or geometry fails on it. */
-export function safeBox(e: Entity, doc: DocumentApi): { min: number[]; max: number[] } | null {
+export function safeBox(e: Entity, doc: DocumentApi, memo?: BoxMemo): { min: number[]; max: number[] } | null {
   try {
-    return dxf.boundingBox(e, doc) ?? drawnBox(e, doc);
+    return dxf.boundingBox(e, doc, memo) ?? drawnBox(e, doc);
   } catch {
     return null;
   }
