@@ -53,7 +53,7 @@ export const HOSTED_CONNECTIONS = 64;
  * `LINEWORK_ORG_HEAP_MB` and `LINEWORK_ORG_CHECKPOINT_MS` replace a worker's heap limit (2048 MB)
  * and the delay of its session's save after a change (2 s); `LINEWORK_ORG_NICE` (0 to 19) the
  * workers' scheduling priority (10); `LINEWORK_ORG_LONG_MS` the time after which a request moves
- * its worker to the background class (1000 ms). In hosted mode, `LINEWORK_ORG_CONNECTIONS` replaces the
+ * its worker to the background class (250 ms). In hosted mode, `LINEWORK_ORG_CONNECTIONS` replaces the
  * connections each organization (and the session token, and anonymous clients, each as one) may
  * hold at once (the spec's 8), and `LINEWORK_HTTP_CONNECTIONS` the front's connections in all (64).
  */

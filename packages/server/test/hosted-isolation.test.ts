@@ -200,7 +200,8 @@ describe('each organization in a worker of its own', () => {
     expect((await acme.post('/api/v1/entities', { entities: many })).status).toBe(201);
     const pid = workers().get('acme')!;
     const normal = (): boolean => threadScheduling(pid).every((t) => t.policy === SCHED_OTHER && t.nice === ORG_NICE);
-    expect(normal(), JSON.stringify(threadScheduling(pid))).toBe(true);
+    // the 15 000 lines took past 300 ms too: their worker is given its priority back just after the answer
+    await until(normal, 10_000);
     const background = await backgroundClass(ORG_NICE);
     let ended = false;
     // 600 dpi: seconds of work, far past the 300 ms this server is started with; in the background
