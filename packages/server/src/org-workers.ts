@@ -86,6 +86,12 @@ interface Entry {
   changes: number;
   /** Requests in flight past LONG_REQUEST_MS (the worker yields the CPU while there are any). */
   long: number;
+  /**
+   * Requests sent to the worker, oldest first. The worker runs them one after the other, so only
+   * the oldest is running: a request's time counts from when it reaches the head, and a burst of
+   * short requests queued behind each other does not make its organization's worker "long".
+   */
+  queue: { start(): void }[];
 }
 
 /** The reply as the wire writes it; the chunk array is copied, for the wire empties it as it writes. */
@@ -174,11 +180,20 @@ export class OrgWorkers implements OrgHosts {
       // A long request (a heavy plot) runs on at a lower priority: on a machine whose cores are
       // short, the other organizations' short requests come first.
       let long = false;
-      const timer = worker.yieldCpu ? setTimeout(() => {
-        long = true;
-        if (entry.long++ === 0) void worker.yieldCpu!(true);
-      }, this.options.longMs ?? LONG_REQUEST_MS) : null;
-      timer?.unref();
+      let timer: NodeJS.Timeout | null = null;
+      const slot = {
+        start: (): void => {
+          timer = setTimeout(() => {
+            long = true;
+            if (entry.long++ === 0) void worker.yieldCpu!(true);
+          }, this.options.longMs ?? LONG_REQUEST_MS);
+          timer.unref();
+        },
+      };
+      if (worker.yieldCpu) {
+        entry.queue.push(slot);
+        if (entry.queue[0] === slot) slot.start();
+      }
       try {
         return await fn(worker, entry);
       } catch (err) {
@@ -192,6 +207,11 @@ export class OrgWorkers implements OrgHosts {
         return 'session_restarting';
       } finally {
         if (timer) clearTimeout(timer);
+        const at = entry.queue.indexOf(slot);
+        if (at >= 0) {
+          entry.queue.splice(at, 1);
+          if (at === 0) entry.queue[0]?.start();
+        }
         if (long && --entry.long === 0) void worker.yieldCpu!(false);
       }
     } finally {
@@ -214,7 +234,7 @@ export class OrgWorkers implements OrgHosts {
 
   private start(orgId: string): Entry {
     const started = (this.options.startWorker ?? ((id) => startChildWorker(id, { ...this.options, background: this.backgroundClass() })))(orgId);
-    const entry: Entry = { worker: started, inFlight: 0, lastUsed: Date.now(), stopping: null, kept: new Map(), changes: 0, long: 0 };
+    const entry: Entry = { worker: started, inFlight: 0, lastUsed: Date.now(), stopping: null, kept: new Map(), changes: 0, long: 0, queue: [] };
     this.live.set(orgId, entry);
     const org = orgFolderName(orgId);
     started.then(

@@ -450,6 +450,48 @@ describe('OrgWorkers: a long request yields the CPU', () => {
   });
 });
 
+describe('OrgWorkers: time counts from when the worker starts a request', () => {
+  it('a request queued behind a long one does not count its wait: the worker is given back when the long one ends', async () => {
+    const calls: boolean[] = [];
+    const holds = new Map<string, () => void>();
+    const held = (name: string) => new Promise<void>((r) => holds.set(name, r));
+    const plotHeld = held('plot');
+    const nextHeld = held('next');
+    const body = Buffer.from('{}');
+    // as a real worker: one request at a time, in the order sent
+    let last: Promise<unknown> = Promise.resolve();
+    const worker: OrgWorker = {
+      orgId: 'acme', where: 'test',
+      http: (req) => {
+        const run = last.then(async () => {
+          await (req.target.includes('plot') ? plotHeld : nextHeld);
+          return { status: 200, encoded: { chunks: [body], bytes: body.length } };
+        });
+        last = run;
+        return run;
+      },
+      line: async () => [], stop: async () => undefined, exited: new Promise(() => undefined),
+      yieldCpu: (long) => void calls.push(long),
+    };
+    const orgs = new OrgWorkers({ root: '/nowhere', appVersion: 't', log: silentLogger(), idleMs: 60_000, longMs: 400, startWorker: async () => worker });
+    try {
+      const plot = orgs.http('acme', { method: 'POST', target: '/api/v1/plot', body: new Uint8Array() });
+      const next = orgs.http('acme', { method: 'GET', target: '/api/v1/state', body: new Uint8Array() });
+      await sleep(700);
+      expect(calls).toEqual([true]);
+      holds.get('plot')!();
+      await plot;
+      // the request behind it has waited past the budget but only starts now: not long
+      expect(calls).toEqual([true, false]);
+      holds.get('next')!();
+      await next;
+      expect(calls).toEqual([true, false]);
+    } finally {
+      await orgs.close();
+    }
+  });
+});
+
 describe('cpu-class: the background class and the way back', () => {
   const status = (capEff: string) => `Name:\tnode\nCapInh:\t0000000000000000\nCapEff:\t${capEff}\n`;
   const limits = (soft: string) => `Limit                     Soft Limit           Hard Limit           Units     \nMax nice priority         ${soft}                    ${soft}                    \n`;
