@@ -34,6 +34,7 @@ export interface TransportConfig {
   orgHeapMb?: number;
   orgCheckpointMs?: number;
   orgNice?: number;
+  orgLongMs?: number;
   /** Hosted mode's connections (connection-gate.ts): in all, and per organization (or other bucket). */
   hostedConnections: number;
   bucketConnections: number;
@@ -51,7 +52,8 @@ export const HOSTED_CONNECTIONS = 64;
  * organizations' sessions in the server's own process (no isolation: for measuring and debugging);
  * `LINEWORK_ORG_HEAP_MB` and `LINEWORK_ORG_CHECKPOINT_MS` replace a worker's heap limit (2048 MB)
  * and the delay of its session's save after a change (2 s); `LINEWORK_ORG_NICE` (0 to 19) the
- * workers' scheduling priority (10). In hosted mode, `LINEWORK_ORG_CONNECTIONS` replaces the
+ * workers' scheduling priority (10); `LINEWORK_ORG_LONG_MS` the time after which a request moves
+ * its worker to the background class (250 ms). In hosted mode, `LINEWORK_ORG_CONNECTIONS` replaces the
  * connections each organization (and the session token, and anonymous clients, each as one) may
  * hold at once (the spec's 8), and `LINEWORK_HTTP_CONNECTIONS` the front's connections in all (64).
  */
@@ -66,6 +68,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): TransportConfi
     orgHeapMb: positiveInt(env.LINEWORK_ORG_HEAP_MB),
     orgCheckpointMs: positiveInt(env.LINEWORK_ORG_CHECKPOINT_MS),
     orgNice: niceValue(env.LINEWORK_ORG_NICE),
+    orgLongMs: positiveInt(env.LINEWORK_ORG_LONG_MS),
     hostedConnections: positiveInt(env.LINEWORK_HTTP_CONNECTIONS) ?? HOSTED_CONNECTIONS,
     bucketConnections: positiveInt(env.LINEWORK_ORG_CONNECTIONS) ?? LIMITS.maxConnections,
   };

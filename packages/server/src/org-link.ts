@@ -40,7 +40,7 @@ export interface OrgWorker {
    * back (`false`): other organizations' short requests come first when the cores are short. A
    * worker on another host may ignore it (its host has its own cores).
    */
-  yieldCpu?(long: boolean): void;
+  yieldCpu?(long: boolean): void | Promise<void>;
 }
 
 /** The worker ended before it answered. */

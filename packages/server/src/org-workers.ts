@@ -5,7 +5,7 @@
 // one organization's slow or huge request neither delays nor endangers another's.
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
-import { setPriority } from 'node:os';
+import { backgroundClass, setIdlePolicy, setNiceAll, type BackgroundClass } from './cpu-class.js';
 import { fileURLToPath } from 'node:url';
 import type { ProtocolRequest } from '@linework/engine';
 import type { HttpReply } from './http-wire.js';
@@ -38,10 +38,12 @@ export const ORG_HEAP_MB = 2048;
 export const ORG_CHECKPOINT_MS = 2000;
 /** A worker's nice value: drawing work yields to routing and key checks (LINEWORK_ORG_NICE). */
 export const ORG_NICE = 10;
-/** A request running this long makes its worker yield the CPU (nice 19) until it ends. */
-export const LONG_REQUEST_MS = 1000;
-/** The nice value of a worker running a long request. */
-const LONG_NICE = 19;
+/**
+ * A request running this long moves its worker to the background class until it ends: past an
+ * interactive budget (the benchmark's 1 s plot moves after a quarter of it), and long enough that
+ * the two runs of chrt it costs (about 2.5 ms of the front's CPU each) do not count.
+ */
+export const LONG_REQUEST_MS = 250;
 /** Reusable answers kept per organization (distinct method and target). */
 const KEPT_ANSWERS = 8;
 /** How long a stopping worker may take to save before it is killed. */
@@ -61,8 +63,12 @@ export interface OrgWorkersOptions {
   checkpointMs?: number;
   /** Scheduling priority (nice) of a worker process; the front keeps its own. */
   nice?: number;
+  /** A request running this long moves its worker to the background (LONG_REQUEST_MS). */
+  longMs?: number;
   /** How a worker is started (default: a child process on this machine). */
   startWorker?: (orgId: string) => Promise<OrgWorker>;
+  /** What a long request does to its worker's scheduling (default: chosen by what this process may do). */
+  background?: Promise<BackgroundClass>;
 }
 
 const restarting = (): string =>
@@ -80,6 +86,12 @@ interface Entry {
   changes: number;
   /** Requests in flight past LONG_REQUEST_MS (the worker yields the CPU while there are any). */
   long: number;
+  /**
+   * Requests sent to the worker, oldest first. The worker runs them one after the other, so only
+   * the oldest is running: a request's time counts from when it reaches the head, and a burst of
+   * short requests queued behind each other does not make its organization's worker "long".
+   */
+  queue: { start(): void }[];
 }
 
 /** The reply as the wire writes it; the chunk array is copied, for the wire empties it as it writes. */
@@ -91,6 +103,7 @@ export class OrgWorkers implements OrgHosts {
   private readonly live = new Map<string, Entry>();
   private readonly sweeper: NodeJS.Timeout;
   private closed = false;
+  private background: Promise<BackgroundClass> | null = null;
 
   constructor(private readonly options: OrgWorkersOptions) {
     this.sweeper = setInterval(() => this.sweep(), Math.max(50, Math.min(options.idleMs / 4, 30_000)));
@@ -167,11 +180,20 @@ export class OrgWorkers implements OrgHosts {
       // A long request (a heavy plot) runs on at a lower priority: on a machine whose cores are
       // short, the other organizations' short requests come first.
       let long = false;
-      const timer = worker.yieldCpu ? setTimeout(() => {
-        long = true;
-        if (entry.long++ === 0) worker.yieldCpu!(true);
-      }, LONG_REQUEST_MS) : null;
-      timer?.unref();
+      let timer: NodeJS.Timeout | null = null;
+      const slot = {
+        start: (): void => {
+          timer = setTimeout(() => {
+            long = true;
+            if (entry.long++ === 0) void worker.yieldCpu!(true);
+          }, this.options.longMs ?? LONG_REQUEST_MS);
+          timer.unref();
+        },
+      };
+      if (worker.yieldCpu) {
+        entry.queue.push(slot);
+        if (entry.queue[0] === slot) slot.start();
+      }
       try {
         return await fn(worker, entry);
       } catch (err) {
@@ -185,7 +207,12 @@ export class OrgWorkers implements OrgHosts {
         return 'session_restarting';
       } finally {
         if (timer) clearTimeout(timer);
-        if (long && --entry.long === 0) worker.yieldCpu!(false);
+        const at = entry.queue.indexOf(slot);
+        if (at >= 0) {
+          entry.queue.splice(at, 1);
+          if (at === 0) entry.queue[0]?.start();
+        }
+        if (long && --entry.long === 0) void worker.yieldCpu!(false);
       }
     } finally {
       entry.inFlight--;
@@ -193,9 +220,21 @@ export class OrgWorkers implements OrgHosts {
     }
   }
 
+  /** Chosen once, on the first worker's start, and logged: the operator learns when it cannot apply. */
+  private backgroundClass(): Promise<BackgroundClass> {
+    if (!this.background) {
+      this.background = this.options.background ?? backgroundClass(this.options.nice ?? ORG_NICE);
+      void this.background.then((b) => {
+        if (b.kind === 'idle') this.options.log.info({ afterMs: this.options.longMs ?? LONG_REQUEST_MS }, 'a worker running a long request is moved to the background (SCHED_IDLE) until it ends');
+        else this.options.log.warn({ reason: b.reason }, 'workers running long requests cannot be moved to the background');
+      });
+    }
+    return this.background;
+  }
+
   private start(orgId: string): Entry {
-    const started = (this.options.startWorker ?? ((id) => startChildWorker(id, this.options)))(orgId);
-    const entry: Entry = { worker: started, inFlight: 0, lastUsed: Date.now(), stopping: null, kept: new Map(), changes: 0, long: 0 };
+    const started = (this.options.startWorker ?? ((id) => startChildWorker(id, { ...this.options, background: this.backgroundClass() })))(orgId);
+    const entry: Entry = { worker: started, inFlight: 0, lastUsed: Date.now(), stopping: null, kept: new Map(), changes: 0, long: 0, queue: [] };
     this.live.set(orgId, entry);
     const org = orgFolderName(orgId);
     started.then(
@@ -244,7 +283,7 @@ export class OrgWorkers implements OrgHosts {
 }
 
 /** A worker as a child process of this one, reached through a socket pair on its fd 3. */
-export function startChildWorker(orgId: string, options: Pick<OrgWorkersOptions, 'root' | 'appVersion' | 'heapMb' | 'checkpointMs' | 'nice'>): Promise<OrgWorker> {
+export function startChildWorker(orgId: string, options: Pick<OrgWorkersOptions, 'root' | 'appVersion' | 'heapMb' | 'checkpointMs' | 'nice' | 'background'>): Promise<OrgWorker> {
   const child = spawn(process.execPath, [
     // A front profiled with --cpu-prof profiles its workers too (bench/hosted/isolation.ts --profile).
     ...process.execArgv.filter((a) => a.startsWith('--cpu-prof')),
@@ -253,14 +292,9 @@ export function startChildWorker(orgId: string, options: Pick<OrgWorkersOptions,
   ], { stdio: ['ignore', 'ignore', 'inherit', 'pipe'] });
   // Drawing work yields to the routing and key checks of every organization: the front (and a key
   // service on the same machine) run at the normal priority, workers a step below.
-  if (child.pid !== undefined) {
-    try {
-      setPriority(child.pid, options.nice ?? ORG_NICE);
-    } catch {
-      // not permitted here: the worker runs at the front's priority
-    }
-  }
-  return ChildWorker.attach(child, orgId, options, options.nice ?? ORG_NICE);
+  // (every thread: setPriority sets one, and a thread started before it would keep the front's)
+  if (child.pid !== undefined) setNiceAll(child.pid, options.nice ?? ORG_NICE);
+  return ChildWorker.attach(child, orgId, options, options.nice ?? ORG_NICE, options.background ?? Promise.resolve({ kind: 'none', reason: 'not asked for' }));
 }
 
 type Waiting = { resolve: (f: Frame) => void; reject: (e: Error) => void };
@@ -273,8 +307,10 @@ class ChildWorker implements OrgWorker {
   private serial = 0;
   private stopAsked = false;
   private exit: WorkerExit | null = null;
+  /** The scheduling changes, one after the other (a long request's end waits for its start's). */
+  private scheduling: Promise<void> = Promise.resolve();
 
-  private constructor(private readonly child: ChildProcess, readonly orgId: string, private readonly nice: number) {
+  private constructor(private readonly child: ChildProcess, readonly orgId: string, private readonly nice: number, private readonly background: Promise<BackgroundClass>) {
     this.where = `pid ${child.pid}`;
     this.channel = child.stdio[3] as Socket;
     this.exited = new Promise((resolve) => {
@@ -308,8 +344,8 @@ class ChildWorker implements OrgWorker {
     child.on('error', () => undefined);
   }
 
-  static attach(child: ChildProcess, orgId: string, options: Pick<OrgWorkersOptions, 'root' | 'appVersion' | 'checkpointMs'>, nice: number): Promise<OrgWorker> {
-    const w = new ChildWorker(child, orgId, nice);
+  static attach(child: ChildProcess, orgId: string, options: Pick<OrgWorkersOptions, 'root' | 'appVersion' | 'checkpointMs'>, nice: number, background: Promise<BackgroundClass>): Promise<OrgWorker> {
+    const w = new ChildWorker(child, orgId, nice, background);
     return new Promise<OrgWorker>((resolve, reject) => {
       const timer = setTimeout(() => {
         child.kill('SIGKILL');
@@ -368,14 +404,16 @@ class ChildWorker implements OrgWorker {
     return f.data;
   }
 
-  yieldCpu(long: boolean): void {
-    if (this.exit || this.child.pid === undefined) return;
-    try {
-      setPriority(this.child.pid, long ? LONG_NICE : this.nice);
-    } catch {
-      // Lowering a nice value back needs a privilege the server may not have (RLIMIT_NICE): the
-      // worker then stays at 19 until it is restarted, which only matters when the cores are short.
-    }
+  yieldCpu(long: boolean): Promise<void> {
+    this.scheduling = this.scheduling.then(async () => {
+      const pid = this.child.pid;
+      if (this.exit || pid === undefined || (await this.background).kind !== 'idle') return;
+      await setIdlePolicy(pid, long);
+      // SCHED_OTHER keeps the nice value each thread had; threads started meanwhile took the
+      // policy of their parent and are set too
+      if (!long) setNiceAll(pid, this.nice);
+    });
+    return this.scheduling;
   }
 
   async stop(): Promise<void> {

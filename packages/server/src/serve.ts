@@ -70,7 +70,7 @@ export function hostedAccessFor(cmd: Extract<Command, { kind: 'serve' }>, env: N
   const common = { root: workspace.primary, appVersion: appVersion(), log, idleMs: config.orgIdleMs ?? ORG_IDLE_MS };
   // Each organization in a worker process of its own; in this process only when asked (no isolation).
   const orgs = config.orgWorkers
-    ? new OrgWorkers({ ...common, ...(config.orgHeapMb ? { heapMb: config.orgHeapMb } : {}), ...(config.orgCheckpointMs ? { checkpointMs: config.orgCheckpointMs } : {}), ...(config.orgNice !== undefined ? { nice: config.orgNice } : {}) })
+    ? new OrgWorkers({ ...common, ...(config.orgHeapMb ? { heapMb: config.orgHeapMb } : {}), ...(config.orgCheckpointMs ? { checkpointMs: config.orgCheckpointMs } : {}), ...(config.orgNice !== undefined ? { nice: config.orgNice } : {}), ...(config.orgLongMs ? { longMs: config.orgLongMs } : {}) })
     : new InProcessOrgs(common);
   return new HostedAccess(new KeyVerifier({ url, ...(config.keysTimeoutMs ? { timeoutMs: config.keysTimeoutMs } : {}) }), orgs, log);
 }

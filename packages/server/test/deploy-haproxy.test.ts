@@ -1,12 +1,12 @@
 // The deployment of deploy/: Debian's HAProxy with deploy/haproxy.cfg as written (TLS with a
-// self-signed certificate made here, per-source rate limiting, health checks) in front of the real
+// self-signed certificate made here, per-source rate limiting and connection cap, health checks) in front of the real
 // key service and the real drawing server in hosted mode, and the README's hosted flow run through
 // it over HTTPS. Skipped where haproxy or openssl is missing (.ci/run installs haproxy).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { request as httpsRequest } from 'node:https';
-import { createServer } from 'node:net';
+import { globalAgent, request as httpsRequest } from 'node:https';
+import { connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, sleep, spawnCli, type Spawned } from './helpers.js';
@@ -17,6 +17,7 @@ const HAPROXY = has('haproxy') ? 'haproxy' : has('/usr/sbin/haproxy') ? '/usr/sb
 const ready = HAPROXY !== null && has('openssl');
 const SESSION_TOKEN = 'deploy-session-token-0123456789abcdef';
 const RATE = 40;
+const CONN_PER_SRC = 10;
 
 let dir: string;
 let keys: KeysService;
@@ -40,12 +41,12 @@ interface Answer {
   headers: Record<string, string | string[] | undefined>;
 }
 
-function https(method: string, path: string, token?: string, body?: unknown): Promise<Answer> {
+function https(method: string, path: string, token?: string, body?: unknown, keepAlive = true): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const data = body === undefined ? undefined : JSON.stringify(body);
     const req = httpsRequest(
       {
-        host: '127.0.0.1', port, path, method, ca, servername: 'localhost',
+        host: '127.0.0.1', port, path, method, ca, servername: 'localhost', ...(keepAlive ? {} : { agent: false }),
         headers: {
           ...(token ? { Authorization: `Bearer ${token}` } : {}),
           ...(data !== undefined ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(data) } : {}),
@@ -94,6 +95,7 @@ describe.skipIf(!ready)('deploy/: HAProxy over HTTPS in front of both services',
         LINEWORK_DRAWING_ADDR: `127.0.0.1:${drawingPort}`,
         LINEWORK_KEYS_ADDR: keys.url.replace(/^http:\/\//, ''),
         LINEWORK_RATE_PER_10S: String(RATE),
+        LINEWORK_CONN_PER_SRC: String(CONN_PER_SRC),
         SERVICE_API_TOKEN: SESSION_TOKEN,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -166,5 +168,43 @@ describe.skipIf(!ready)('deploy/: HAProxy over HTTPS in front of both services',
     for (let i = 0; i < RATE + 10; i++) statuses.push((await https('GET', '/health')).status);
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
     expect(statuses.slice(0, 5).every((s) => s === 200 || s === 429)).toBe(true);
+  });
+
+  it('caps the connections one source address holds at once', async () => {
+    // the keep-alive connections of the tests above would count: closed first
+    globalAgent.destroy();
+    const held: Socket[] = [];
+    let closed = 0;
+    for (let i = 0; i < CONN_PER_SRC + 3; i++) {
+      const sock = connect(port, '127.0.0.1');
+      sock.on('error', () => undefined);
+      sock.on('close', () => closed++);
+      // (a connection turned away may be reset before its connect event)
+      await new Promise((r) => {
+        sock.once('connect', r);
+        sock.once('close', r);
+      });
+      held.push(sock);
+    }
+    try {
+      // the ones beyond the cap are closed as HAProxy accepts them (the others wait for TLS, 30 s)
+      const deadline = Date.now() + 10_000;
+      while (closed < 3 && Date.now() < deadline) await sleep(50);
+      expect(closed).toBeGreaterThanOrEqual(3);
+      expect(held.length - closed).toBeLessThanOrEqual(CONN_PER_SRC);
+      // a request from the same address is turned away too
+      await expect(https('GET', '/health', undefined, undefined, false)).rejects.toThrow();
+    } finally {
+      for (const s of held) s.destroy();
+    }
+    // connections given back: the address is answered again (200, or 429 while the burst of the
+    // rate test above is still within its 10 s)
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const r = await https('GET', '/health', undefined, undefined, false).catch(() => null);
+      if (r?.status === 200 || r?.status === 429) break;
+      if (Date.now() > deadline) throw new Error(`not served again after the connections closed: ${proxyLog}`);
+      await sleep(100);
+    }
   });
 });

@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { LineClient, client, rawHttp, request, sleep, spawnCli, type RawResponse, type Spawned } from './helpers.js';
 import { KEYS_SECRET, startKeysService, type KeysService } from './keys-service.js';
+import { SCHED_IDLE, SCHED_OTHER, backgroundClass, threadScheduling } from '../src/cpu-class.js';
+import { ORG_NICE } from '../src/org-workers.js';
 
 const SESSION_TOKEN = 'isolation-session-token-0123456789';
 let dir: string;
@@ -34,6 +36,8 @@ beforeAll(async () => {
   k.beta = (await keys.createKey(tokens.beta, { name: 'all', permissions: ['*'] })).rawKey;
   lw = spawnCli(['--http', '0', '--tcp', '0', '--root', root, '--keys-url', keys.url], {
     SERVICE_API_TOKEN: SESSION_TOKEN, LINEWORK_ROOT: '', LINEWORK_ORG_CHECKPOINT_MS: '200', LINEWORK_LOG_LEVEL: 'info',
+    // a long request is moved to the background after 300 ms: the heavy plots below cross it on any machine
+    LINEWORK_ORG_LONG_MS: '300',
   });
   port = Number((await lw.waitStderr(/^http:\/\/127\.0\.0\.1:(\d+)\/api\/v1$/m))[1]);
   tcpPort = Number((await lw.waitStderr(/^tcp:\/\/127\.0\.0\.1:(\d+)$/m))[1]);
@@ -188,6 +192,37 @@ describe('each organization in a worker of its own', () => {
     const bound = busy ? Math.max(50, 1.5 * p99(idle)) : 50;
     expect(p99(samples), `${samples.length} samples over ${Math.round(heavyMs)} ms; p99 ${p99(samples).toFixed(1)} ms, idle p99 ${p99(idle).toFixed(1)} ms`).toBeLessThan(bound);
   }, 180_000);
+
+  it('a worker running a long request is in the background class (every thread) while it runs, and back after', async () => {
+    const acme = client(port, k.acme);
+    expect((await acme.post('/api/v1/documents', {})).status).toBe(201);
+    const many = Array.from({ length: 15_000 }, (_, i) => ({ type: 'Line', start: [i % 150, Math.floor(i / 150)], end: [(i % 150) + 0.5, Math.floor(i / 150) + 0.5] }));
+    expect((await acme.post('/api/v1/entities', { entities: many })).status).toBe(201);
+    const pid = workers().get('acme')!;
+    const normal = (): boolean => threadScheduling(pid).every((t) => t.policy === SCHED_OTHER && t.nice === ORG_NICE);
+    // the 15 000 lines took past 300 ms too: their worker is given its priority back just after the answer
+    await until(normal, 10_000);
+    const background = await backgroundClass(ORG_NICE);
+    let ended = false;
+    // 600 dpi: seconds of work, far past the 300 ms this server is started with; in the background
+    // it runs on what the machine's other work leaves, so a loaded machine takes its time
+    const plot = acme.post('/api/v1/plot', { path: 'background.png', dpi: 600 }, { timeout: 150_000 }).finally(() => (ended = true));
+    if (background.kind === 'idle') {
+      // every thread, the V8 and libuv ones too, not only the one setPriority would reach
+      await until(() => ended || threadScheduling(pid).every((t) => t.policy === SCHED_IDLE), 30_000);
+      expect(ended, 'the plot ended before its worker was moved to the background').toBe(false);
+      expect(threadScheduling(pid).length).toBeGreaterThan(1);
+      expect((await plot).status).toBe(200);
+      await until(normal, 10_000);
+    } else {
+      // where the front may not give the priority back, it does not take it: said in the log
+      await lw.waitStderr(/cannot be moved to the background/);
+      expect((await plot).status).toBe(200);
+      expect(normal()).toBe(true);
+    }
+    // the same worker served it all (it was moved, not restarted)
+    expect(workers().get('acme')).toBe(pid);
+  }, 200_000);
 
   it('one organization holding its share of connections (slow bodies) leaves the other answered at once', async () => {
     const acme = client(port, k.acme);

@@ -21,6 +21,8 @@ import type { Socket } from 'node:net';
 import { ConnectionGate } from '../src/connection-gate.js';
 import type { OrgWorker } from '../src/org-link.js';
 import { LONG_REQUEST_MS, OrgWorkers } from '../src/org-workers.js';
+import { SCHED_OTHER, backgroundClass, mayRaiseTo, setNiceAll, threadScheduling } from '../src/cpu-class.js';
+import { spawn } from 'node:child_process';
 import { FRAME, FrameReader, encodeFrame, frameData, frameMeta, type Frame } from '../src/org-frames.js';
 
 describe('organization folders', () => {
@@ -428,7 +430,7 @@ describe('OrgWorkers: a long request yields the CPU', () => {
         return { status: 200, encoded: { chunks: [body], bytes: body.length } };
       },
       line: async () => [], stop: async () => undefined, exited: new Promise(() => undefined),
-      yieldCpu: (long) => calls.push(long),
+      yieldCpu: (long) => void calls.push(long),
     };
     const orgs = new OrgWorkers({ root: '/nowhere', appVersion: 't', log: silentLogger(), idleMs: 60_000, startWorker: async () => worker });
     try {
@@ -445,5 +447,92 @@ describe('OrgWorkers: a long request yields the CPU', () => {
     } finally {
       await orgs.close();
     }
+  });
+});
+
+describe('OrgWorkers: time counts from when the worker starts a request', () => {
+  it('a request queued behind a long one does not count its wait: the worker is given back when the long one ends', async () => {
+    const calls: boolean[] = [];
+    const holds = new Map<string, () => void>();
+    const held = (name: string) => new Promise<void>((r) => holds.set(name, r));
+    const plotHeld = held('plot');
+    const nextHeld = held('next');
+    const body = Buffer.from('{}');
+    // as a real worker: one request at a time, in the order sent
+    let last: Promise<unknown> = Promise.resolve();
+    const worker: OrgWorker = {
+      orgId: 'acme', where: 'test',
+      http: (req) => {
+        const run = last.then(async () => {
+          await (req.target.includes('plot') ? plotHeld : nextHeld);
+          return { status: 200, encoded: { chunks: [body], bytes: body.length } };
+        });
+        last = run;
+        return run;
+      },
+      line: async () => [], stop: async () => undefined, exited: new Promise(() => undefined),
+      yieldCpu: (long) => void calls.push(long),
+    };
+    const orgs = new OrgWorkers({ root: '/nowhere', appVersion: 't', log: silentLogger(), idleMs: 60_000, longMs: 400, startWorker: async () => worker });
+    try {
+      const plot = orgs.http('acme', { method: 'POST', target: '/api/v1/plot', body: new Uint8Array() });
+      const next = orgs.http('acme', { method: 'GET', target: '/api/v1/state', body: new Uint8Array() });
+      await sleep(700);
+      expect(calls).toEqual([true]);
+      holds.get('plot')!();
+      await plot;
+      // the request behind it has waited past the budget but only starts now: not long
+      expect(calls).toEqual([true, false]);
+      holds.get('next')!();
+      await next;
+      expect(calls).toEqual([true, false]);
+    } finally {
+      await orgs.close();
+    }
+  });
+});
+
+describe('cpu-class: the background class and the way back', () => {
+  const status = (capEff: string) => `Name:\tnode\nCapInh:\t0000000000000000\nCapEff:\t${capEff}\n`;
+  const limits = (soft: string) => `Limit                     Soft Limit           Hard Limit           Units     \nMax nice priority         ${soft}                    ${soft}                    \n`;
+
+  it('may give a priority back with CAP_SYS_NICE, or with an RLIMIT_NICE that covers the nice value', () => {
+    // root's full set, and CAP_SYS_NICE (bit 23) alone
+    expect(mayRaiseTo(10, status('000001ffffffffff'), limits('0'))).toBe(true);
+    expect(mayRaiseTo(10, status((1n << 23n).toString(16).padStart(16, '0')), limits('0'))).toBe(true);
+    // Docker's default set has no CAP_SYS_NICE (bit 23 clear), nor has an ordinary user
+    expect(mayRaiseTo(10, status('00000000a80425fb'), limits('0'))).toBe(false);
+    expect(mayRaiseTo(10, status('0000000000000000'), limits('0'))).toBe(false);
+    // RLIMIT_NICE n: nice values down to 20 - n
+    expect(mayRaiseTo(10, status('0000000000000000'), limits('10'))).toBe(true);
+    expect(mayRaiseTo(10, status('0000000000000000'), limits('9'))).toBe(false);
+    expect(mayRaiseTo(0, status('0000000000000000'), limits('20'))).toBe(true);
+    expect(mayRaiseTo(0, status('0000000000000000'), limits('unlimited'))).toBe(true);
+    expect(mayRaiseTo(10, '', '')).toBe(false);
+  });
+
+  it.runIf(process.platform === 'linux')('sets the nice value of every thread of a process, not only the first', async () => {
+    const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+    try {
+      // a node process has its V8 and libuv threads from the start
+      while (threadScheduling(child.pid!).length < 2) await sleep(20);
+      expect(setNiceAll(child.pid!, 17)).toBe(true);
+      const threads = threadScheduling(child.pid!);
+      expect(threads.map((t) => t.nice)).toEqual(threads.map(() => 17));
+      expect(threads.every((t) => t.policy === SCHED_OTHER)).toBe(true);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it('without chrt there is no background class, and the reason says so', async () => {
+    const b = await backgroundClass(10, '/nonexistent/chrt');
+    expect(b.kind).toBe('none');
+    if (b.kind === 'none' && mayRaiseTo(10)) expect(b.reason).toContain('/nonexistent/chrt');
+  });
+
+  it('a process that is gone has no threads, and setting them is no refusal', () => {
+    expect(threadScheduling(2 ** 22 + 7)).toEqual([]);
+    expect(setNiceAll(2 ** 22 + 7, 19)).toBe(true);
   });
 });
