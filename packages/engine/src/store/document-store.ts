@@ -15,7 +15,7 @@ import {
 } from './access.js';
 import { SpatialIndex } from './spatial.js';
 import { OpError } from '../protocol.js';
-import { drawnBox } from './drawn-box.js';
+import { DrawnBoxes, drawnBox } from './drawn-box.js';
 
 /**
  * The largest coordinate a changed entity's box may reach. Far below the doubles' range on
@@ -104,10 +104,10 @@ export class DocStore {
     // past the request's deadline this throws before the index is replaced (an open then adds nothing)
     const meter = currentMeter();
     // the drawing does not change during the pass: each block's content is made once, not once per INSERT
-    const memo = new BoxMemo();
+    const pass: BoxPass = { memo: new BoxMemo(), drawn: new DrawnBoxes(this.doc) };
     this.index.loadFrom(ms.entities, (e) => e.handle, (e) => {
       meter.tick();
-      return safeBox(e, this.doc, memo);
+      return safeBox(e, this.doc, pass);
     });
   }
 
@@ -264,10 +264,16 @@ export class DocStore {
   }
 }
 
+/** What the boxes of one pass over many entities share while the drawing does not change. */
+export interface BoxPass {
+  memo: BoxMemo;
+  drawn: DrawnBoxes;
+}
+
 /** The box of an entity, or null when it has none or geometry fails on it. */
-export function safeBox(e: Entity, doc: DocumentApi, memo?: BoxMemo): { min: number[]; max: number[] } | null {
+export function safeBox(e: Entity, doc: DocumentApi, pass?: BoxPass): { min: number[]; max: number[] } | null {
   try {
-    return dxf.boundingBox(e, doc, memo) ?? drawnBox(e, doc);
+    return dxf.boundingBox(e, doc, pass?.memo) ?? (pass ? pass.drawn.box(e) : drawnBox(e, doc));
   } catch {
     return null;
   }
