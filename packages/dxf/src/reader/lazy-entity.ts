@@ -139,7 +139,11 @@ export class LazyEntity implements Entity {
    */
   peek(): Entity {
     if (this.#d) return this;
-    const d = this.#decodeBytes();
+    return this.#plainOf(this.#decodeBytes());
+  }
+
+  /** A plain record of this entity with the decoded fields `d` (its children and SEQEND as they are). */
+  #plainOf(d: Decoded): Entity {
     const e: Entity = { kind: 'entity', type: this.type, handle: this.handle, owner: this.owner, attrs: d.attrs };
     if (d.extra !== undefined) e.extra = d.extra;
     if (d.markers !== undefined) e.markers = d.markers;
@@ -204,15 +208,7 @@ export class LazyEntity implements Entity {
 
   /** The entity as a plain record (its children and SEQEND as they are). */
   toPlain(): Entity {
-    this.#decode();
-    const e: Entity = { kind: 'entity', type: this.type, handle: this.handle, owner: this.owner, attrs: this.attrs };
-    if (this.extra !== undefined) e.extra = this.extra;
-    if (this.markers !== undefined) e.markers = this.markers;
-    if (this.appData !== undefined) e.appData = this.appData;
-    if (this.xdata !== undefined) e.xdata = this.xdata;
-    if (this.children !== undefined) e.children = this.children;
-    if (this.seqend !== undefined) e.seqend = this.seqend;
-    return e;
+    return this.#plainOf(this.#decode());
   }
 }
 

@@ -53,15 +53,17 @@ function lowerLeft(store: DocStore, list: Entity[]): [number, number] {
   return Number.isFinite(x) ? [x, y] : [0, 0];
 }
 
-function fill(store: DocStore, handles: string[], base: number[] | undefined, cut: boolean): { clip: Clipboard; copied: CopyResult } {
-  const list = [...new Set(entitiesOrThrow(store.doc, handles))];
+/** The clipboard of `handles` (each entity once), and the handles as given, resolved. */
+function fill(store: DocStore, handles: string[], base: number[] | undefined, cut: boolean): { clip: Clipboard; copied: CopyResult; given: string[] } {
+  const given = entitiesOrThrow(store.doc, handles);
+  const list = [...new Set(given)];
   const doc = dxf.newDocument(scratchVersion(store.doc.version));
   const copied = copyEntities(store.doc, list, directSink(doc));
   const clip: Clipboard = {
     doc, handles: copied.handles, base: base ? [base[0]!, base[1]!] : lowerLeft(store, list),
     source: { document_id: store.id, name: store.name }, cut,
   };
-  return { clip, copied };
+  return { clip, copied, given: given.map((e) => e.handle) };
 }
 
 const clipInput = z.object({
@@ -96,9 +98,9 @@ export const clipboardCopy = defineOp({
   http: [],
   errors: ['entity_absent'],
   handler: (ctx, input) => {
-    const { clip, copied } = fill(ctx.store!, input.handles, input.base, false);
+    const { clip, copied, given } = fill(ctx.store!, input.handles, input.base, false);
     CLIPBOARDS.set(ctx.engine, clip);
-    return clipAnswer(entitiesOrThrow(ctx.store!.doc, input.handles).map((e) => e.handle), clip, copied);
+    return clipAnswer(given, clip, copied);
   },
 });
 
@@ -117,8 +119,7 @@ export const clipboardCut = defineOp({
   errors: ['entity_absent'],
   handler: (ctx, input) => {
     const store = ctx.store!;
-    const { clip, copied } = fill(store, input.handles, input.base, true);
-    const handles = entitiesOrThrow(store.doc, input.handles).map((e) => e.handle);
+    const { clip, copied, given: handles } = fill(store, input.handles, input.base, true);
     eraseEntities(ctx.tx!, store, handles);
     // held only once the erase went through: a refused cut leaves the clipboard as it was
     CLIPBOARDS.set(ctx.engine, clip);
