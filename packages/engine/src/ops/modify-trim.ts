@@ -115,8 +115,7 @@ function fenceEdit(tx: Transaction, store: DocStore, op: 'trim' | 'extend', fenc
     }
   }
   if (!done) {
-    const what = op === 'trim' ? 'trim' : 'extend';
-    throw new OpError(op === 'trim' ? 'no_intersection' : 'no_boundary', `${op}: the fence crosses ${crossings.length ? `nothing it can ${what} (${new Set(crossings.map((c) => c.handle)).size} crossed entities meet no ${edges ? 'given edge' : 'visible entity'})` : 'no entity'}`);
+    throw new OpError(op === 'trim' ? 'no_intersection' : 'no_boundary', `${op}: the fence crosses ${crossings.length ? `nothing it can ${op} (${new Set(crossings.map((c) => c.handle)).size} crossed entities meet no ${edges ? 'given edge' : 'visible entity'})` : 'no entity'}`);
   }
   return edits.result();
 }
