@@ -306,6 +306,16 @@ describe('deadline per request', () => {
     await fails(e, 'plot', { path: 'late.svg' }, 'deadline_exceeded');
     expect(existsSync(join(dir, 'late.svg'))).toBe(false);
     await fails(e, 'entities_list', { where: [{ path: '/layer', op: 'eq', value: '0' }] }, 'deadline_exceeded');
+    // a trim fence crossing all 30 000 lines (each cut by the two long lines across them) stops
+    // between its edits, and none of them stays
+    configureBudgets({ requestMs: DEFAULT_BUDGETS.requestMs });
+    await ok(e, 'entities_create', { entities: [{ type: 'Line', start: [-1, 0.25], end: [30_001, 0.25] }, { type: 'Line', start: [-1, 0.75], end: [30_001, 0.75] }] });
+    const withEdges = dump(active(e).doc);
+    const v2 = active(e).version;
+    configureBudgets({ requestMs: 1 });
+    await fails(e, 'trim', { fence: [[-0.5, 0.5], [30_000.5, 0.5]] }, 'deadline_exceeded');
+    expect(active(e).version).toBe(v2);
+    expect(dump(active(e).doc)).toBe(withEdges);
     configureBudgets({ requestMs: DEFAULT_BUDGETS.requestMs });
     await ok(e, 'entities_transform', { handles: handles.slice(0, 10), action: 'move', vector: [5, 5] });
   });

@@ -16,6 +16,7 @@ import { Edits, addPiece, rewrite } from '../construct/write.js';
 import { type P, TAU, add, dist, mul } from '../construct/vec2.js';
 import type { DocStore, Transaction } from '../store/document-store.js';
 import { visibleEntity } from '../query/picks.js';
+import { currentMeter } from '../budgets.js';
 import { defineOp } from './types.js';
 import { MODIFY, handleField, pathSize, pickOn, target, xy } from './modify-common.js';
 
@@ -67,6 +68,9 @@ const TRIMMABLE = new Set(['LINE', 'ARC', 'CIRCLE', 'ELLIPSE', 'LWPOLYLINE', 'PO
  * it is. Everything is one transaction, one undo step.
  */
 function fenceEdit(tx: Transaction, store: DocStore, op: 'trim' | 'extend', fence: P[], edges: string[] | undefined, ext: boolean) {
+  // a fence across a large drawing crosses many entities, each an edit: the request's deadline
+  // stops it between them (the transaction then changes nothing)
+  const meter = currentMeter();
   const crossings: { handle: string; p: P }[] = [];
   for (let i = 0; i + 1 < fence.length; i++) {
     const a = fence[i]!, b = fence[i + 1]!;
@@ -75,6 +79,7 @@ function fenceEdit(tx: Transaction, store: DocStore, op: 'trim' | 'extend', fenc
     const pad = 1e-9 * Math.max(1, dist(a, b));
     const here: { handle: string; p: P; t: number }[] = [];
     for (const it of store.index.search(Math.min(a[0], b[0]) - pad, Math.min(a[1], b[1]) - pad, Math.max(a[0], b[0]) + pad, Math.max(a[1], b[1]) + pad)) {
+      meter.tick();
       const e = tx.doc.get(it.handle) as Entity | undefined;
       if (!e || !TRIMMABLE.has(e.type) || !visibleEntity(store, e)) continue;
       let path: Path;
@@ -94,6 +99,7 @@ function fenceEdit(tx: Transaction, store: DocStore, op: 'trim' | 'extend', fenc
   const extended = new Set<string>();
   let done = 0;
   for (const c of crossings) {
+    meter.checkNow();
     if (op === 'extend') {
       if (extended.has(c.handle)) continue;
       extended.add(c.handle);
@@ -111,7 +117,8 @@ function fenceEdit(tx: Transaction, store: DocStore, op: 'trim' | 'extend', fenc
       family.set(c.handle, [...members, ...r.created.filter((h) => !members.includes(h))]);
       done++;
     } catch (err) {
-      if (!(err instanceof OpError)) throw err;
+      // a crossing that cannot be edited is passed over; a spent deadline or budget ends the whole
+      if (!(err instanceof OpError) || err.code === 'deadline_exceeded' || err.code === 'budget_exceeded') throw err;
     }
   }
   if (!done) {
