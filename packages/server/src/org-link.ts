@@ -41,6 +41,12 @@ export interface OrgWorker {
    * worker on another host may ignore it (its host has its own cores).
    */
   yieldCpu?(long: boolean): void | Promise<void>;
+  /**
+   * Stops (true) or resumes (false) the worker while it runs a long request and other
+   * organizations are served (org-pacer.ts); false when it is gone. A worker on another host may
+   * leave it out.
+   */
+  pause?(stopped: boolean): boolean;
 }
 
 /** The worker ended before it answered. */

@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { backgroundClass, setIdlePolicy, setNiceAll, type BackgroundClass } from './cpu-class.js';
+import { BackgroundPacer } from './org-pacer.js';
 import { fileURLToPath } from 'node:url';
 import type { ProtocolRequest } from '@linework/engine';
 import type { HttpReply } from './http-wire.js';
@@ -69,6 +70,8 @@ export interface OrgWorkersOptions {
   startWorker?: (orgId: string) => Promise<OrgWorker>;
   /** What a long request does to its worker's scheduling (default: chosen by what this process may do). */
   background?: Promise<BackgroundClass>;
+  /** Stops backgrounded workers while other organizations are served (default: one with the standard pacing). */
+  pacer?: BackgroundPacer;
 }
 
 const restarting = (): string =>
@@ -104,8 +107,10 @@ export class OrgWorkers implements OrgHosts {
   private readonly sweeper: NodeJS.Timeout;
   private closed = false;
   private background: Promise<BackgroundClass> | null = null;
+  private readonly pacer: BackgroundPacer;
 
   constructor(private readonly options: OrgWorkersOptions) {
+    this.pacer = options.pacer ?? new BackgroundPacer();
     this.sweeper = setInterval(() => this.sweep(), Math.max(50, Math.min(options.idleMs / 4, 30_000)));
     this.sweeper.unref();
   }
@@ -123,6 +128,9 @@ export class OrgWorkers implements OrgHosts {
       const kept = entry && !entry.stopping ? entry.kept.get(what) : undefined;
       if (kept) {
         entry!.lastUsed = Date.now();
+        // answered here, but this organization is being served: a backgrounded worker waits
+        this.pacer.started(orgId);
+        this.pacer.ended(orgId);
         return asHttpReply(kept);
       }
     }
@@ -170,6 +178,9 @@ export class OrgWorkers implements OrgHosts {
       break;
     }
     entry.inFlight++;
+    // counted as this organization's short request until it runs long
+    let busy = true;
+    this.pacer.started(orgId);
     try {
       let worker: OrgWorker;
       try {
@@ -185,7 +196,12 @@ export class OrgWorkers implements OrgHosts {
         start: (): void => {
           timer = setTimeout(() => {
             long = true;
-            if (entry.long++ === 0) void worker.yieldCpu!(true);
+            busy = false;
+            this.pacer.ended(orgId);
+            if (entry.long++ === 0) {
+              void worker.yieldCpu!(true);
+              if (worker.pause) this.pacer.background(orgId, { pause: (stopped) => worker.pause!(stopped) });
+            }
           }, this.options.longMs ?? LONG_REQUEST_MS);
           timer.unref();
         },
@@ -212,9 +228,13 @@ export class OrgWorkers implements OrgHosts {
           entry.queue.splice(at, 1);
           if (at === 0) entry.queue[0]?.start();
         }
-        if (long && --entry.long === 0) void worker.yieldCpu!(false);
+        if (long && --entry.long === 0) {
+          this.pacer.foreground(orgId);
+          void worker.yieldCpu!(false);
+        }
       }
     } finally {
+      if (busy) this.pacer.ended(orgId);
       entry.inFlight--;
       entry.lastUsed = Date.now();
     }
@@ -264,6 +284,8 @@ export class OrgWorkers implements OrgHosts {
     e.stopping ??= (async () => {
       try {
         const w = await e.worker;
+        // a stopped process could not save
+        this.pacer.foreground(orgId);
         await w.stop();
         this.options.log.info({ org: orgFolderName(orgId), worker: w.where }, 'organization worker saved and stopped');
       } catch {
@@ -278,6 +300,7 @@ export class OrgWorkers implements OrgHosts {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.sweeper);
+    this.pacer.resumeAll();
     await Promise.all([...this.live].map(([orgId, e]) => this.stopEntry(orgId, e)));
   }
 }
@@ -404,6 +427,15 @@ class ChildWorker implements OrgWorker {
     return f.data;
   }
 
+  pause(stopped: boolean): boolean {
+    if (this.exit) return false;
+    try {
+      return this.child.kill(stopped ? 'SIGSTOP' : 'SIGCONT');
+    } catch {
+      return false;
+    }
+  }
+
   yieldCpu(long: boolean): Promise<void> {
     this.scheduling = this.scheduling.then(async () => {
       const pid = this.child.pid;
@@ -419,6 +451,7 @@ class ChildWorker implements OrgWorker {
   async stop(): Promise<void> {
     this.stopAsked = true;
     if (!this.exit) {
+      this.pause(false);
       if (!this.write(encodeFrame(FRAME.stop, 0))) this.child.kill('SIGKILL');
       const timer = setTimeout(() => this.child.kill('SIGKILL'), STOP_GRACE_MS);
       await this.exited;
