@@ -188,7 +188,8 @@ export class View {
   /**
    * Asks for a frame for a change of the hovered entities only: unless something else changed
    * too, it places the cached picture again only over the boxes of the hover before and after
-   * and draws the hovered entities there (Scene.drawHover); the rest of the screen stays.
+   * and draws the hovered entities there (Scene.drawHover); the rest of the screen stays (the
+   * context keeps its pixels between frames: preserveDrawingBuffer).
    */
   invalidateHover(): void {
     this.request();
