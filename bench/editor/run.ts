@@ -4,7 +4,9 @@
 // a one-pixel readPixels), tab memory (PSS of the browser's processes, and the page's JS heap), and for
 // Linework the time from a client's POST /entities to the changed pixels on the 1M drawing.
 //
-//   npx tsx bench/editor/run.ts [--quick]   (--quick: a 20k drawing instead of 100k and 1M, one open each)
+//   npx tsx bench/editor/run.ts [--quick] [--sizes 100k,1M] [--linework-only]
+//   (--quick: a 20k drawing instead of 100k and 1M, one open each; --sizes: the generated drawings
+//   to run, e.g. 100k; --linework-only: leaves dxf-viewer out)
 // Files: dxfparser__api-cw750-details.dxf from LINEWORK_DXF_CORPUS (when set), and generated
 // drawings of 100k and 1M mixed entities (bench/dxf/worker.mjs generate).
 import { spawnSync } from 'node:child_process';
@@ -18,6 +20,20 @@ import { launch, startEditor, type EditorServer } from '../../packages/editor/te
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const quick = process.argv.includes('--quick');
+const lineworkOnly = process.argv.includes('--linework-only');
+/** `--sizes 100k,1M`: the generated drawings' entity counts. */
+function sizesArg(): number[] | null {
+  const i = process.argv.indexOf('--sizes');
+  if (i < 0) return null;
+  const list = (process.argv[i + 1] ?? '').split(',').filter(Boolean).map((t) => {
+    const m = /^(\d+(?:\.\d+)?)([kKmM]?)$/.exec(t.trim());
+    if (!m) throw new Error(`--sizes: ${t} is not a count like 20k, 100k or 1M`);
+    return Math.round(Number(m[1]) * (m[2] ? (m[2].toLowerCase() === 'k' ? 1e3 : 1e6) : 1));
+  });
+  if (!list.length) throw new Error('--sizes needs a list, e.g. --sizes 100k');
+  return list;
+}
+const sizes = sizesArg() ?? (quick ? [20_000] : [100_000, 1_000_000]);
 const tmp = mkdtempSync(join(tmpdir(), 'lw-bench-editor-'));
 const VIEW = { width: 1280, height: 800 };
 
@@ -288,7 +304,7 @@ async function main(): Promise<void> {
   const files: { label: string; path: string }[] = [];
   const corpus = process.env.LINEWORK_DXF_CORPUS;
   if (corpus && existsSync(join(corpus, 'dxfparser__api-cw750-details.dxf'))) files.push({ label: 'api-cw750-details (corpus)', path: join(corpus, 'dxfparser__api-cw750-details.dxf') });
-  for (const n of quick ? [20_000] : [100_000, 1_000_000]) {
+  for (const n of sizes) {
     const path = join(tmp, `generated-${n}.dxf`);
     const g = spawnSync(process.execPath, [join(root, 'bench/dxf/worker.mjs'), 'generate', String(n), path], { encoding: 'utf8' });
     if (g.status !== 0) throw new Error(`generate ${n}: ${g.stderr}`);
@@ -302,7 +318,7 @@ async function main(): Promise<void> {
       // the time to the first frame swings between fresh browsers: the median of three opens
       // (one for drawings over 50 MB), the frames and memory of the last
       const runs = quick || statSync(f.path).size > 50e6 ? 1 : 3;
-      for (const tool of ['Linework', 'dxf-viewer'] as const) {
+      for (const tool of lineworkOnly ? (['Linework'] as const) : (['Linework', 'dxf-viewer'] as const)) {
         const tries: Row[] = [];
         for (let k = 0; k < runs; k++) {
           // a fresh browser per run: memory and caches start equal
@@ -319,7 +335,8 @@ async function main(): Promise<void> {
         }
         const r = { ...tries[tries.length - 1]!, openMs: median(tries.map((t) => t.openMs)) };
         rows.push(r);
-        process.stderr.write(`${r.file} ${r.tool}: ${r.error ?? `open ${tries.map((t) => fmt(t.openMs)).join(' / ')} ms, pan ${fmt(r.panMs, 1)} ms`}\n`);
+        const hovers = tool === 'Linework' ? `, hover ${tries.map((t) => fmt(t.hoverMs, 1)).join(' / ')} ms` : '';
+        process.stderr.write(`${r.file} ${r.tool}: ${r.error ?? `open ${tries.map((t) => fmt(t.openMs)).join(' / ')} ms, pan ${fmt(r.panMs, 1)} ms${hovers}`}\n`);
       }
     } finally {
       close();

@@ -3,7 +3,7 @@
 // change goes through the session's ops; what comes back (answers and events) updates the screen.
 import { Api } from './api.js';
 import { decodeFrame } from './frame.js';
-import { FLAG_HOVER, FLAG_SELECTED } from './gl.js';
+import { FLAG_SELECTED } from './gl.js';
 import { drawOverlay, type OverlayState } from './overlay.js';
 import { Cancelled, type Ask, type Point } from './prompts.js';
 import { OSNAP_OFF } from './drawing-aids.js';
@@ -204,6 +204,7 @@ export class App {
         scene = new Scene(this.view.gl, this.atlas, frame);
         performance.mark('linework:scene');
         scene.onImage = () => this.view.invalidate();
+        scene.setHover(this.hover);
         this.setScenes(scene, null);
         this.view.background = bg;
         this.version = frame.version;
@@ -280,6 +281,7 @@ export class App {
       const scene = new Scene(this.view.gl, this.atlas, decodeFrame(buf));
       scene.onImage = () => this.view.invalidate();
       scene.setFlag(FLAG_SELECTED, this.pickSet() ?? this.selection);
+      scene.setHover(this.hover);
       this.setScenes(base, { scene, region });
     }).catch(() => undefined).finally(() => {
       this.detailLoading = false;
@@ -389,9 +391,10 @@ export class App {
   setHover(hs: string[]): void {
     if (hs.length === this.hover.length && hs.every((h, i) => h === this.hover[i])) return;
     this.hover = hs;
-    this.base?.setFlag(FLAG_HOVER, hs);
-    this.detail?.scene.setFlag(FLAG_HOVER, hs);
-    this.view.invalidate();
+    // drawn over the cached picture (a few entities): the drawing is not rendered again
+    this.base?.setHover(hs);
+    this.detail?.scene.setHover(hs);
+    this.view.invalidateHover();
   }
 
   /** The entities picked so far by a running "select objects" step. */

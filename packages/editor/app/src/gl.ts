@@ -32,8 +32,10 @@ in vec2 a_pos;
 in vec4 a_color;
 in float a_flag;
 out vec4 v_color;
+out vec4 v_own;
 void main() {
   v_color = tint(a_color, a_flag);
+  v_own = a_color;
   gl_Position = hidden(a_flag) ? vec4(2.0, 2.0, 2.0, 1.0) : vec4(toClip(a_pos), 0.0, 1.0);
 }`;
 
@@ -45,8 +47,10 @@ in float a_flag;
 in float a_lw;     // lineweight in 0.01 mm (0: hairline)
 uniform float u_lwpx;  // device pixels per 0.01 mm of lineweight
 out vec4 v_color;
+out vec4 v_own;
 void main() {
   v_color = tint(a_color, a_flag);
+  v_own = a_color;
   if (hidden(a_flag) || a_lw * u_lwpx < 1.5) { gl_Position = vec4(2.0, 2.0, 2.0, 1.0); return; }
   vec2 a = toClip(a_seg.xy);
   vec2 b = toClip(a_seg.zw);
@@ -66,6 +70,25 @@ precision mediump float;
 in vec4 v_color;
 out vec4 o;
 void main() { o = v_color; }`;
+
+// The hover drawn over the cached picture (Scene.drawHover): the hover colour, only where the
+// picture shows the entity's own colour, so what was drawn over the entity (a line across a
+// hatch) stays as it is. u_place is where the picture lies on the screen (device pixels: x0 y0
+// x1 y1); x1 <= x0 draws without the test.
+const HOVER_FS = `#version 300 es
+precision highp float;
+in vec4 v_color;
+in vec4 v_own;
+uniform sampler2D u_cache;
+uniform vec4 u_place;
+out vec4 o;
+void main() {
+  if (u_place.z > u_place.x) {
+    vec4 c = texture(u_cache, (gl_FragCoord.xy - u_place.xy) / (u_place.zw - u_place.xy));
+    if (any(greaterThan(abs(c.rgb - v_own.rgb), vec3(1.5 / 255.0)))) discard;
+  }
+  o = v_color;
+}`;
 
 // Text: two triangles per character, corners already in drawing units; a character smaller than
 // u_minpx on screen collapses (unreadable anyway).
@@ -176,6 +199,10 @@ export interface Programs {
   image: Program;
   stencil: Program;
   blit: Program;
+  /** Hairlines and fills of the hover over the cached picture. */
+  hover: Program;
+  /** Lineweight quads of the hover over the cached picture. */
+  hoverQuad: Program;
 }
 
 export function programs(gl: WebGL2RenderingContext): Programs {
@@ -187,6 +214,8 @@ export function programs(gl: WebGL2RenderingContext): Programs {
     image: compile(gl, IMAGE_VS, IMAGE_FS, ['a_corner'], ['u_m', 'u_size', 'u_tex']),
     stencil: compile(gl, STENCIL_VS, STENCIL_FS, ['a_pos'], []),
     blit: compile(gl, BLIT_VS, BLIT_FS, ['a_corner'], ['u_rect', 'u_tex']),
+    hover: compile(gl, FLAT_VS, HOVER_FS, ['a_pos', 'a_color', 'a_flag'], ['u_cache', 'u_place']),
+    hoverQuad: compile(gl, QUAD_VS, HOVER_FS, ['a_seg', 'a_color', 'a_flag', 'a_lw'], ['u_lwpx', 'u_cache', 'u_place']),
   };
 }
 

@@ -3,7 +3,7 @@
 // was (a flag byte per instance) and its new geometry appended, so a change to one entity of a
 // million-entity drawing uploads a few hundred bytes. Entity ranges in the static arrays are found
 // by binary search: entities are numbered in drawing order and their instances are contiguous.
-import { attr, FLAG_HIDDEN, GrowBuffer, type Programs } from './gl.js';
+import { attr, FLAG_HIDDEN, FLAG_HOVER, FLAG_SELECTED, GrowBuffer, type Programs } from './gl.js';
 import type { DisplayFrame, ImageRec, TextRec } from './frame.js';
 import { type Atlas, GLYPH_FLOATS, layoutTexts } from './text.js';
 
@@ -137,6 +137,17 @@ function clipRuns(clip: Int16Array | null, offset: number, count: number): [numb
   return runs;
 }
 
+/**
+ * Hovered entities up to this many are drawn over the cached picture (the view's hover overlay:
+ * about 6 ms a frame for 1 000 entities of a window's preview at 100k, neighbours drawn as one);
+ * a larger set (a window over much of the drawing) is flagged in the vertex flags instead, which
+ * costs a render of the picture where it lies once, not a draw per entity every frame.
+ */
+export const HOVER_OVERLAY_MAX = 2000;
+
+/** Elements of one batch: [start, count, clip]. */
+type Piece = [Batch, number, number, number];
+
 interface DynRange {
   kind: Kind;
   start: number;
@@ -184,6 +195,12 @@ export class Scene {
   private readonly tiles: { box: [number, number, number, number]; seg: [number, number]; tri: [number, number]; glyph: [number, number]; entStart: number }[] = [];
   /** Boxes of entities drawn from the dynamic buffers (relative to the origin). */
   private readonly dynBoxes = new Map<string, [number, number, number, number]>();
+  /** Entities drawn in the hover colour over the picture (`drawHover`), not through their flags. */
+  private hovered: string[] = [];
+  /** Their element pieces per kind (null: to find again, after a change). */
+  private hoverPieces: Record<Kind, Piece[]> | null = null;
+  /** A large hover set is flagged (FLAG_HOVER) instead. */
+  private hoverFlagged = false;
 
   constructor(private readonly gl: WebGL2RenderingContext, private readonly atlas: Atlas, readonly frame: DisplayFrame) {
     this.origin = frame.origin;
@@ -264,6 +281,7 @@ export class Scene {
     const b = part.bounds;
     if (b) this.bounds = this.bounds ? [Math.min(this.bounds[0], b[0]), Math.min(this.bounds[1], b[1]), Math.max(this.bounds[2], b[2]), Math.max(this.bounds[3], b[3])] : b;
     this.dirty = null;
+    this.hoverPieces = null;
   }
 
   get entityCount(): number {
@@ -322,6 +340,7 @@ export class Scene {
     this.dynRanges.delete(h);
     for (const img of this.images) if (img.ent === h) img.hidden = true;
     this.flagged.delete(h);
+    this.hoverPieces = null;
   }
 
   /** Adds the geometry of a partial display list (same origin) for its entities. */
@@ -373,6 +392,7 @@ export class Scene {
       grow(part.handles[img.ent]!, [e, f, a * w + e, b * w + f, c * h + e, d * h + f, a * w + c * h + e, b * w + d * h + f], 0, 8, 2);
     }
     for (const h of part.handles) this.dirtyBox(this.dynBoxes.get(h) ?? null);
+    this.hoverPieces = null;
     if (part.bounds) {
       const b = part.bounds;
       this.bounds = this.bounds ? [Math.min(this.bounds[0], b[0]), Math.min(this.bounds[1], b[1]), Math.max(this.bounds[2], b[2]), Math.max(this.bounds[3], b[3])] : b;
@@ -382,6 +402,8 @@ export class Scene {
   /** Sets one flag bit (selection, hover) on exactly these entities. */
   setFlag(bit: number, handles: Iterable<string>): void {
     const want = new Set(handles);
+    // a selected entity keeps the selection's colour under the cursor
+    this.hoverPieces = null;
     for (const [h, bits] of this.flagged) {
       if (bits & bit && !want.has(h)) {
         const box = this.boxOf(h);
@@ -398,6 +420,78 @@ export class Scene {
       for (const r of this.ranges(h)) r.batch.flag(r.start, r.count, bit, true);
       this.flagged.set(h, bits | bit);
     }
+  }
+
+  /**
+   * The entities under the cursor (or in a window being dragged). Up to HOVER_OVERLAY_MAX are drawn
+   * over the cached picture by `drawHover`, so a change redraws neither the picture nor uploads
+   * flags; a larger set is flagged and redraws the picture where it lies.
+   */
+  setHover(hs: readonly string[]): void {
+    if (hs.length > HOVER_OVERLAY_MAX) {
+      this.hovered = [];
+      this.setFlag(FLAG_HOVER, hs);
+      this.hoverFlagged = true;
+    } else {
+      if (this.hoverFlagged) this.setFlag(FLAG_HOVER, []);
+      this.hoverFlagged = false;
+      this.hovered = [...hs];
+    }
+    this.hoverPieces = null;
+  }
+
+  /** Where the overlay's hovered entities lie (relative to the origin): the pixels a change touches. */
+  hoverBoxes(): [number, number, number, number][] {
+    const out: [number, number, number, number][] = [];
+    for (const h of this.hovered) {
+      const b = this.boxOf(h);
+      if (b) out.push(b);
+    }
+    return out;
+  }
+
+  /** The hovered entities' elements, split where their clip changes (a selected one is left out). */
+  private hoverElements(): Record<Kind, Piece[]> {
+    if (this.hoverPieces) return this.hoverPieces;
+    const out: Record<Kind, Piece[]> = { seg: [], tri: [], glyph: [] };
+    for (const h of this.hovered) {
+      if ((this.flagged.get(h) ?? 0) & FLAG_SELECTED) continue;
+      for (const r of this.ranges(h)) {
+        const runs = r.batch.runs, end = r.start + r.count;
+        // the first clip run that ends after the range's start
+        let lo = 0, hi = runs.length;
+        while (lo < hi) {
+          const mid = (lo + hi) >>> 1;
+          if (runs[mid]![0] + runs[mid]![1] <= r.start) lo = mid + 1;
+          else hi = mid;
+        }
+        for (let i = lo; i < runs.length && runs[i]![0] < end; i++) {
+          const [s0, c0, clip] = runs[i]!;
+          const a = Math.max(s0, r.start), z = Math.min(s0 + c0, end);
+          if (z > a) out[r.batch.kind].push([r.batch, a, z - a, clip]);
+        }
+      }
+    }
+    // neighbours in one batch (a window's entities of one tile) drawn as one
+    for (const k of ['seg', 'tri', 'glyph'] as const) {
+      const list = out[k];
+      if (list.length < 2) continue;
+      list.sort((a, b) => (a[0] === b[0] ? a[1] - b[1] : a[0] === this.batches[k] ? -1 : 1));
+      const merged: Piece[] = [list[0]!];
+      for (let i = 1; i < list.length; i++) {
+        const last = merged[merged.length - 1]!, x = list[i]!;
+        if (x[0] === last[0] && x[3] === last[3] && x[1] <= last[1] + last[2]) last[2] = Math.max(last[2], x[1] + x[2] - last[1]);
+        else merged.push(x);
+      }
+      out[k] = merged;
+    }
+    this.hoverPieces = out;
+    return out;
+  }
+
+  /** True when `drawHover` has something to draw. */
+  get hasHover(): boolean {
+    return this.hovered.length > 0;
   }
 
   private addImage(h: string, rec: ImageRec): void {
@@ -443,14 +537,7 @@ export class Scene {
   draw(p: Programs, v: Viewer, atlasTex: WebGLTexture, quad: WebGLBuffer, view: [number, number, number, number] | null = null): void {
     this.visible = view ? this.visibleRuns(view) : null;
     const gl = this.gl;
-    const uniforms = (prog: Programs[keyof Programs]): void => {
-      gl.useProgram(prog.prog);
-      gl.uniform2f(prog.uni.u_center!, v.cx - this.origin[0], v.cy - this.origin[1]);
-      gl.uniform2f(prog.uni.u_scale!, (2 * v.scale) / v.width, (2 * v.scale) / v.height);
-      gl.uniform2f(prog.uni.u_px!, 2 / v.width, 2 / v.height);
-      gl.uniform4fv(prog.uni.u_select!, v.select);
-      gl.uniform4fv(prog.uni.u_hover!, v.hover);
-    };
+    const uniforms = (prog: Programs[keyof Programs]): void => this.uniforms(prog, v);
     // attributes are bound per run: a clip's stencil pass in between uses its own
     const plain = (prog: Programs['seg'], b: Batch, mode: number): void => this.runs(b, p, v, (start, count) => {
       attr(gl, prog.loc.a_pos!, b.geo.buf, 2, gl.FLOAT, false, 0, 0, 0);
@@ -516,6 +603,106 @@ export class Scene {
     });
     gl.disable(gl.BLEND);
     for (let i = 0; i < 8; i++) gl.disableVertexAttribArray(i);
+  }
+
+  private uniforms(prog: Programs[keyof Programs], v: Viewer): void {
+    const gl = this.gl;
+    gl.useProgram(prog.prog);
+    gl.uniform2f(prog.uni.u_center!, v.cx - this.origin[0], v.cy - this.origin[1]);
+    gl.uniform2f(prog.uni.u_scale!, (2 * v.scale) / v.width, (2 * v.scale) / v.height);
+    gl.uniform2f(prog.uni.u_px!, 2 / v.width, 2 / v.height);
+    gl.uniform4fv(prog.uni.u_select!, v.select);
+    gl.uniform4fv(prog.uni.u_hover!, v.hover);
+  }
+
+  /**
+   * Draws the hovered entities in the hover colour onto the bound target (the screen, over the
+   * cached picture): their own elements only, with the flag attribute held at FLAG_HOVER, so
+   * neither the picture nor a flag buffer changes. Fills, hairlines and lineweights recolour only
+   * the pixels where the picture (`cache`, placed at `place` on the screen; null: no test) shows
+   * the entity's own colour: what was drawn over it stays. Then text.
+   */
+  drawHover(p: Programs, v: Viewer, atlasTex: WebGLTexture, cache: WebGLTexture, place: [number, number, number, number] | null): void {
+    if (!this.hovered.length) return;
+    const el = this.hoverElements();
+    if (!el.seg.length && !el.tri.length && !el.glyph.length) return;
+    const gl = this.gl;
+    for (let i = 0; i < 8; i++) gl.disableVertexAttribArray(i);
+    let active = -1;
+    const clipTo = (clip: number, prog: Programs[keyof Programs]): void => {
+      if (clip === active) return;
+      if (clip >= 0 && this.clipBufs[clip]) {
+        this.stencil(clip, p, v);
+        gl.useProgram(prog.prog);
+      } else gl.disable(gl.STENCIL_TEST);
+      active = clip;
+    };
+    const hover = (loc: number | undefined): void => {
+      if (loc === undefined || loc < 0) return;
+      gl.disableVertexAttribArray(loc);
+      gl.vertexAttrib1f(loc, FLAG_HOVER);
+    };
+    const picture = (prog: Programs['hover']): void => {
+      gl.activeTexture(gl.TEXTURE0);
+      gl.bindTexture(gl.TEXTURE_2D, cache);
+      gl.uniform1i(prog.uni.u_cache!, 0);
+      gl.uniform4fv(prog.uni.u_place!, place ?? [0, 0, 0, 0]);
+    };
+    const flat = (prog: Programs['hover'], pieces: Piece[], mode: number): void => {
+      if (!pieces.length) return;
+      this.uniforms(prog, v);
+      picture(prog);
+      for (const [b, start, count, clip] of pieces) {
+        clipTo(clip, prog);
+        attr(gl, prog.loc.a_pos!, b.geo.buf, 2, gl.FLOAT, false, 0, 0, 0);
+        attr(gl, prog.loc.a_color!, b.color.buf, 4, gl.UNSIGNED_BYTE, true, 0, 0, 0);
+        hover(prog.loc.a_flag);
+        gl.drawArrays(mode, start * b.k, count * b.k);
+      }
+      for (let i = 0; i < 8; i++) gl.disableVertexAttribArray(i);
+    };
+    flat(p.hover, el.tri, gl.TRIANGLES);
+    flat(p.hover, el.seg, gl.LINES);
+    if (v.lineweights && el.seg.length) {
+      const q = p.hoverQuad;
+      this.uniforms(q, v);
+      picture(q);
+      gl.uniform1f(q.uni.u_lwpx!, v.pxPerMm / 100);
+      for (const [b, start, count, clip] of el.seg) {
+        clipTo(clip, q);
+        attr(gl, q.loc.a_seg!, b.geo.buf, 4, gl.FLOAT, false, 16, start * 16);
+        attr(gl, q.loc.a_color!, b.color.buf, 4, gl.UNSIGNED_BYTE, true, 8, start * 8);
+        hover(q.loc.a_flag);
+        attr(gl, q.loc.a_lw!, b.lw!.buf, 1, gl.UNSIGNED_BYTE, false, 1, start);
+        gl.drawArraysInstanced(gl.TRIANGLE_STRIP, 0, 4, count);
+      }
+      for (let i = 0; i < 8; i++) {
+        gl.vertexAttribDivisor(i, 0);
+        gl.disableVertexAttribArray(i);
+      }
+    }
+    if (el.glyph.length) {
+      this.uniforms(p.glyph, v);
+      gl.activeTexture(gl.TEXTURE0);
+      gl.bindTexture(gl.TEXTURE_2D, atlasTex);
+      gl.uniform1i(p.glyph.uni.u_atlas!, 0);
+      gl.uniform1f(p.glyph.uni.u_minpx!, 1.5);
+      gl.enable(gl.BLEND);
+      gl.blendFunc(gl.SRC_ALPHA, gl.ONE_MINUS_SRC_ALPHA);
+      const s = GLYPH_FLOATS * 4;
+      for (const [b, start, count, clip] of el.glyph) {
+        clipTo(clip, p.glyph);
+        attr(gl, p.glyph.loc.a_pos!, b.geo.buf, 2, gl.FLOAT, false, s, 0, 0);
+        attr(gl, p.glyph.loc.a_uv!, b.geo.buf, 2, gl.FLOAT, false, s, 8, 0);
+        attr(gl, p.glyph.loc.a_em!, b.geo.buf, 1, gl.FLOAT, false, s, 16, 0);
+        attr(gl, p.glyph.loc.a_color!, b.geo.buf, 4, gl.UNSIGNED_BYTE, true, s, 20, 0);
+        hover(p.glyph.loc.a_flag);
+        gl.drawArrays(gl.TRIANGLES, start * 6, count * 6);
+      }
+      gl.disable(gl.BLEND);
+      for (let i = 0; i < 8; i++) gl.disableVertexAttribArray(i);
+    }
+    gl.disable(gl.STENCIL_TEST);
   }
 
   /** Element runs of the static batches in the tiles that meet `view` (consecutive tiles merged). */

@@ -7,6 +7,9 @@ import type { Atlas } from './text.js';
 export const DARK_BG = 0x212830;
 export const LIGHT_BG = 0xffffff;
 
+/** A screen rectangle in device pixels from the bottom left: x0, y0, x1, y1. */
+type Rect = [number, number, number, number];
+
 /** How much of the screen the cached picture adds on every side. */
 const MARGIN = 0.25;
 
@@ -27,6 +30,10 @@ interface ViewCache {
 
 export interface Stats {
   frames: number;
+  /** Renders of the drawing into the cached picture (whole, or the changed boxes). */
+  renders: number;
+  /** Frames that placed the picture again only where the hover changed (nothing else had). */
+  hoverFrames: number;
   lastFrameMs: number;
   /** Time of the last frame (performance.now()). */
   lastFrameAt: number;
@@ -47,8 +54,12 @@ export class View {
   dpr = 1;
   lineweights = false;
   background = DARK_BG;
-  readonly stats: Stats = { frames: 0, lastFrameMs: 0, lastFrameAt: 0 };
+  readonly stats: Stats = { frames: 0, renders: 0, hoverFrames: 0, lastFrameMs: 0, lastFrameAt: 0 };
   private pending = false;
+  /** Something but the hover changed since the last frame (it places the whole picture again). */
+  private full = true;
+  /** The last frame: its scene, where it placed the picture, and the hover's screen rectangles. */
+  private last: { scene: Scene; key: string; hover: Rect[] } | null = null;
   private cache: ViewCache | null = null;
   private settleTimer: ReturnType<typeof setTimeout> | null = null;
   /** Set when the next frame must draw the whole drawing again (the view settled after a zoom). */
@@ -103,7 +114,7 @@ export class View {
     gl.bindFramebuffer(gl.FRAMEBUFFER, fbo);
     gl.framebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.TEXTURE_2D, tex, 0);
     gl.viewport(0, 0, 2, 2);
-    for (const [prog, mode, n] of [[p.seg, gl.LINES, 2], [p.tri, gl.TRIANGLES, 3], [p.glyph, gl.TRIANGLES, 3], [p.blit, gl.TRIANGLE_STRIP, 4], [p.image, gl.TRIANGLE_STRIP, 4]] as const) {
+    for (const [prog, mode, n] of [[p.seg, gl.LINES, 2], [p.tri, gl.TRIANGLES, 3], [p.glyph, gl.TRIANGLES, 3], [p.blit, gl.TRIANGLE_STRIP, 4], [p.image, gl.TRIANGLE_STRIP, 4], [p.hover, gl.LINES, 2]] as const) {
       gl.useProgram(prog.prog);
       for (const loc of Object.values(prog.loc)) if (loc >= 0) attr(gl, loc, buf, 1, gl.FLOAT, false, 0, 0, 0);
       gl.drawArrays(mode, 0, n);
@@ -170,6 +181,21 @@ export class View {
 
   /** Asks for a frame (at most one per animation frame). */
   invalidate(): void {
+    this.full = true;
+    this.request();
+  }
+
+  /**
+   * Asks for a frame for a change of the hovered entities only: unless something else changed
+   * too, it places the cached picture again only over the boxes of the hover before and after
+   * and draws the hovered entities there (Scene.drawHover); the rest of the screen stays (the
+   * context keeps its pixels between frames: preserveDrawingBuffer).
+   */
+  invalidateHover(): void {
+    this.request();
+  }
+
+  private request(): void {
     if (this.pending) return;
     this.pending = true;
     requestAnimationFrame(() => {
@@ -210,22 +236,53 @@ export class View {
       const scale = this.scale * this.dpr;
       const sameScale = c.valid && Math.abs(c.scale - scale) <= scale * 1e-9;
       const inside = sameScale && this.inCache(c);
+      let rendered = true;
       if (!c.valid || c.scene !== scene || scene.dirty === null || (sameScale && !inside) || (!sameScale && this.settled)) {
         this.renderCache(c, scene, bg, this.cx, this.cy, scale, null);
       } else if (sameScale && scene.dirty.length) {
         this.renderCache(c, scene, bg, c.cx, c.cy, c.scale, scene.dirty);
-      } else if (!sameScale) {
-        this.scheduleSettle();
+      } else {
+        rendered = false;
+        if (!sameScale) this.scheduleSettle();
       }
       scene.dirty = [];
       this.settled = false;
-      this.blit(c, bg);
+      const at = this.placement(c);
+      const key = `${at.join()},${bg},${this.canvas.width}x${this.canvas.height},${this.lineweights}`;
+      // the hover is drawn only inside these (a box short by a pixel must not leave a trace behind)
+      const pad = 3 + (this.lineweights ? Math.ceil((2.11 * (96 / 25.4) * this.dpr) / 2) : 0);
+      const hover = mergeRects(scene.hoverBoxes().map((b) => this.screenRect(b, scene.origin, at, c, pad)));
+      const last = this.last;
+      const scissored = (rects: Rect[], draw: () => void): void => {
+        gl.enable(gl.SCISSOR_TEST);
+        for (const r of rects) {
+          gl.scissor(r[0], r[1], r[2] - r[0], r[3] - r[1]);
+          draw();
+        }
+        gl.disable(gl.SCISSOR_TEST);
+      };
+      // the picture's pixels tell the hover where the entity still shows (1:1 only: a scaled
+      // picture's are blended, so while a zoom settles the hover is drawn whole)
+      const place: Rect | null = at[4] ? [at[0], at[1], at[2], at[3]] : null;
+      const drawHover = (): void => scene.drawHover(this.progs, this.screenViewer(c, at), this.atlasTex, c.tex, place);
+      if (!rendered && !this.full && last && last.scene === scene && last.key === key) {
+        // only the hover changed: the picture again under the old and the new hover, then the hover
+        scissored(mergeRects([...last.hover, ...hover]), () => this.blit(c, bg, at));
+        scissored(hover, drawHover);
+        this.stats.hoverFrames++;
+      } else {
+        this.blit(c, bg, at);
+        scissored(hover, drawHover);
+      }
+      this.last = { scene, key, hover };
     } else {
+      this.last = null;
       gl.bindFramebuffer(gl.FRAMEBUFFER, null);
       gl.viewport(0, 0, this.canvas.width, this.canvas.height);
       gl.clearColor(((bg >> 16) & 255) / 255, ((bg >> 8) & 255) / 255, (bg & 255) / 255, 1);
       gl.clear(gl.COLOR_BUFFER_BIT);
     }
+    this.full = false;
     this.afterFrame?.();
     const st = this.stats;
     st.frames++;
@@ -291,6 +348,7 @@ export class View {
   /** Renders the scene into the cache centred on (cx, cy); only inside `boxes` when given. */
   private renderCache(c: ViewCache, scene: Scene, bg: number, cx: number, cy: number, scale: number, boxes: [number, number, number, number][] | null): void {
     const gl = this.gl;
+    this.stats.renders++;
     gl.bindFramebuffer(gl.FRAMEBUFFER, c.fbo);
     gl.viewport(0, 0, c.w, c.h);
     gl.clearColor(((bg >> 16) & 255) / 255, ((bg >> 8) & 255) / 255, (bg & 255) / 255, 1);
@@ -323,28 +381,59 @@ export class View {
     gl.bindFramebuffer(gl.FRAMEBUFFER, null);
   }
 
-  /** Places the cached picture on the screen at the current view (scaled while a zoom settles). */
-  private blit(c: ViewCache, bg: number): void {
-    const gl = this.gl;
-    gl.viewport(0, 0, this.canvas.width, this.canvas.height);
-    gl.clearColor(((bg >> 16) & 255) / 255, ((bg >> 8) & 255) / 255, (bg & 255) / 255, 1);
-    gl.clear(gl.COLOR_BUFFER_BIT);
+  /**
+   * Where the cached picture goes on the screen at the current view (device pixels from the
+   * bottom left: left, bottom, right, top; whole pixels at 1:1, so panning does not blur) and
+   * whether it is 1:1 (scaled while a zoom settles).
+   */
+  private placement(c: ViewCache): [number, number, number, number, number] {
     const s = this.scale * this.dpr;
     const W = this.canvas.width, H = this.canvas.height;
-    // the cache's corners in screen pixels, then clip space
     const left = (c.cx - c.w / 2 / c.scale - this.cx) * s + W / 2;
     const right = (c.cx + c.w / 2 / c.scale - this.cx) * s + W / 2;
     const bottom = (c.cy - c.h / 2 / c.scale - this.cy) * s + H / 2;
     const top = (c.cy + c.h / 2 / c.scale - this.cy) * s + H / 2;
     const exact = Math.abs(c.scale - s) <= s * 1e-9;
-    // 1:1 at whole pixels: no filtering blur while panning
     const snap = (v: number): number => (exact ? Math.round(v) : v);
+    return [snap(left), snap(bottom), snap(right), snap(top), exact ? 1 : 0];
+  }
+
+  /** The view the placed picture shows (its pixels exactly: the picture's centre and scale, moved by the placement). */
+  private screenViewer(c: ViewCache, at: [number, number, number, number, number]): Viewer {
+    const W = this.canvas.width, H = this.canvas.height;
+    const s = (c.scale * (at[2] - at[0])) / c.w;
+    const cx = c.cx - ((at[0] + at[2]) / 2 - W / 2) / s;
+    const cy = c.cy - ((at[1] + at[3]) / 2 - H / 2) / s;
+    return this.viewer(W, H, cx, cy, s);
+  }
+
+  /**
+   * A box (relative to the scene's origin) as a screen rectangle of whole device pixels (from the
+   * bottom left), `pad` pixels wider (lineweights, text), clamped to the screen.
+   */
+  private screenRect(b: [number, number, number, number], origin: [number, number], at: [number, number, number, number, number], c: ViewCache, pad: number): Rect {
+    const W = this.canvas.width, H = this.canvas.height;
+    const k = (at[2] - at[0]) / c.w;
+    const x = (wx: number): number => at[0] + ((wx + origin[0] - c.cx) * c.scale + c.w / 2) * k;
+    const y = (wy: number): number => at[1] + ((wy + origin[1] - c.cy) * c.scale + c.h / 2) * k;
+    const x0 = Math.max(0, Math.floor(x(b[0]) - pad)), x1 = Math.min(W, Math.ceil(x(b[2]) + pad));
+    const y0 = Math.max(0, Math.floor(y(b[1]) - pad)), y1 = Math.min(H, Math.ceil(y(b[3]) + pad));
+    return [x0, y0, x1, y1];
+  }
+
+  /** Places the cached picture on the screen (inside the scissor, when one is set). */
+  private blit(c: ViewCache, bg: number, at: [number, number, number, number, number]): void {
+    const gl = this.gl;
+    gl.viewport(0, 0, this.canvas.width, this.canvas.height);
+    gl.clearColor(((bg >> 16) & 255) / 255, ((bg >> 8) & 255) / 255, (bg & 255) / 255, 1);
+    gl.clear(gl.COLOR_BUFFER_BIT);
+    const W = this.canvas.width, H = this.canvas.height;
     const p = this.progs.blit;
     gl.useProgram(p.prog);
-    gl.uniform4f(p.uni.u_rect!, (snap(left) / W) * 2 - 1, (snap(bottom) / H) * 2 - 1, (snap(right) / W) * 2 - 1, (snap(top) / H) * 2 - 1);
+    gl.uniform4f(p.uni.u_rect!, (at[0] / W) * 2 - 1, (at[1] / H) * 2 - 1, (at[2] / W) * 2 - 1, (at[3] / H) * 2 - 1);
     gl.activeTexture(gl.TEXTURE0);
     gl.bindTexture(gl.TEXTURE_2D, c.tex);
-    const filter = exact ? gl.NEAREST : gl.LINEAR;
+    const filter = at[4] ? gl.NEAREST : gl.LINEAR;
     gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, filter);
     gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, filter);
     gl.uniform1i(p.uni.u_tex!, 0);
@@ -353,4 +442,11 @@ export class View {
     gl.disableVertexAttribArray(p.loc.a_corner!);
   }
 
+}
+
+/** Non-empty rectangles; more than four become the one around them all (each is a draw). */
+function mergeRects(rects: Rect[]): Rect[] {
+  const list = rects.filter((r) => r[2] > r[0] && r[3] > r[1]);
+  if (list.length <= 4) return list;
+  return [list.reduce((a, r) => [Math.min(a[0], r[0]), Math.min(a[1], r[1]), Math.max(a[2], r[2]), Math.max(a[3], r[3])])];
 }
