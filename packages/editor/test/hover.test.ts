@@ -1,9 +1,10 @@
 // The hover pre-highlight drawn over the cached picture (Scene.drawHover, View.invalidateHover), in
 // a real headless Chromium against the real server: a change of the hovered entity renders no
-// part of the drawing again, changes exactly the hovered entity's pixels (lines, circles, text,
-// fills, and of a fill not the line drawn over it; lineweights on too; after a pan by a fraction
-// of a pixel) and gives them back exactly; a selected entity keeps the selection's colour; a large
-// hover set (a window's preview) still shows.
+// part of the drawing again, changes only the hovered entity's pixels (lines and circles dashed:
+// runs of the hover colour and of their own alternate along them, in every direction; text and
+// fills whole, and of a fill not the line drawn over it; lineweights on too; after a pan by a
+// fraction of a pixel) and gives them back exactly; a selected entity keeps the selection's
+// colour; a large hover set (a window's preview) still shows.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -110,10 +111,12 @@ describe.skipIf(!hasChromium)('hover pre-highlight over the cached picture', () 
         { type: 'Hatch', boundary: [[45, 50], [60, 50], [60, 65], [45, 65]], color: 'red' },
         // drawn over the hatch
         { type: 'Line', start: [40, 57], end: [65, 57] },
+        // steep (more up than across)
+        { type: 'Line', start: [95, 5], end: [100, 60] },
       ],
     });
     expect(made.status, made.text).toBe(201);
-    [H.L, H.D, H.C, H.T, H.F] = made.json.result.handles;
+    [H.L, H.D, H.C, H.T, H.F, , H.K] = made.json.result.handles;
     browser = await launch();
     ({ page } = await openEditor(browser, s.editorUrl, { width: 1000, height: 700 }));
     await showView(s, page, [-10, -10, 110, 70]);
@@ -150,14 +153,87 @@ describe.skipIf(!hasChromium)('hover pre-highlight over the cached picture', () 
         if (k !== 'T') {
           expect(d.wasBackground, `${k} at pan ${pan}`).toBe(0);
           expect(d.wasOther, `${k} at pan ${pan}`).toBe(0);
-          expect(d.missed, `${k} at pan ${pan}`).toBe(0);
           expect(d.notHover, `${k} at pan ${pan}`).toBe(0);
+        }
+        if (k === 'F') expect(d.missed, `${k} at pan ${pan}`).toBe(0);
+        // lines are dashed: 6 of every 10 pixels along them in the hover colour, the rest their own
+        if (k === 'D' || k === 'C') {
+          const share = d.changed / (d.changed + d.missed);
+          expect(share, `${k} at pan ${pan}`).toBeGreaterThan(0.45);
+          expect(share, `${k} at pan ${pan}`).toBeLessThan(0.75);
         }
       }
       expect((await shot(false, undefined, [])).changed).toBe(0);
       expect(await sceneDraws()).toBe(draws);
     }
     expect(await page.evaluate(() => (globalThis as any).linework.app.view.stats.hoverFrames)).toBeGreaterThan(8);
+  });
+
+  it('the highlight of a line or a curve is dashed: hover-coloured and own-coloured runs of pixels alternate along it', async () => {
+    // drawing coordinates to the canvas's device pixels (columns, rows from the top)
+    const box = (await page.locator('#gl').boundingBox())!;
+    const dpr = await page.evaluate(() => devicePixelRatio);
+    const dev = async (x: number, y: number): Promise<[number, number]> => {
+      const [px, py] = await at(page, x, y);
+      return [(px - box.x) * dpr, (py - box.y) * dpr];
+    };
+    const cases = [
+      { k: 'L', along: [await dev(0, 0), await dev(100, 0)], box: [0, -1, 100, 1] as [number, number, number, number] },
+      { k: 'D', along: [await dev(70, 40), await dev(90, 55)], box: BOX.D! },
+      { k: 'K', along: [await dev(95, 5), await dev(100, 60)], box: [95, 5, 100, 60] as [number, number, number, number] },
+      { k: 'C', centre: await dev(50, 30), box: BOX.C! },
+    ];
+    for (const c of cases) {
+      // nothing hovered, kept
+      await shot(false, undefined, []);
+      await shot(true);
+      const rect = await rectOf(c.box);
+      // the entity's own pixels (white before), in order along it, each now hover (h) or own (o)
+      const runs = await page.evaluate(([r, hs, along, centre]) => {
+        const lw = (globalThis as any).linework;
+        lw.app.setHover(hs);
+        lw.frameSync();
+        const cv = document.getElementById('gl') as HTMLCanvasElement;
+        const gl = lw.app.view.gl as WebGL2RenderingContext;
+        const px = new Uint8Array(cv.width * cv.height * 4);
+        gl.readPixels(0, 0, cv.width, cv.height, gl.RGBA, gl.UNSIGNED_BYTE, px);
+        const before = (globalThis as any).__kept as Uint8Array;
+        const near = (a: ArrayLike<number>, o: number, b: number[]): boolean => Math.abs(a[o]! - b[0]!) <= 2 && Math.abs(a[o + 1]! - b[1]!) <= 2 && Math.abs(a[o + 2]! - b[2]!) <= 2;
+        const pts: { key: number; h: boolean }[] = [];
+        for (let row = Math.max(0, Math.floor(r[2]!)); row <= Math.min(cv.height - 1, r[3]!); row++) {
+          for (let col = Math.max(0, Math.floor(r[0]!)); col <= Math.min(cv.width - 1, r[1]!); col++) {
+            const o = ((cv.height - 1 - row) * cv.width + col) * 4;
+            if (!near(before, o, [255, 255, 255])) continue;
+            const x = col + 0.5, y = row + 0.5;
+            const key = along ? (x - along[0]![0]!) * (along[1]![0]! - along[0]![0]!) + (y - along[0]![1]!) * (along[1]![1]! - along[0]![1]!) : Math.atan2(y - centre![1]!, x - centre![0]!);
+            pts.push({ key, h: near(px, o, [255, 217, 77]) });
+          }
+        }
+        pts.sort((a, b) => a.key - b.key);
+        const out: [string, number][] = [];
+        for (const p of pts) {
+          const last = out[out.length - 1];
+          if (last && last[0] === (p.h ? 'h' : 'o')) last[1]++;
+          else out.push([p.h ? 'h' : 'o', 1]);
+        }
+        return out;
+      }, [rect, [H[c.k]!], c.along ?? null, c.centre ?? null] as const);
+      expect((await shot(false, undefined, [])).changed).toBe(0);
+      const on = runs.filter((x) => x[0] === 'h').map((x) => x[1]);
+      const off = runs.filter((x) => x[0] === 'o').map((x) => x[1]);
+      const median = (a: number[]): number => [...a].sort((p, q) => p - q)[a.length >> 1]!;
+      const msg = `${c.k}: ${runs.map((x) => x.join('')).join(' ')}`;
+      // about one dash per 10 pixels along the entity (its pixels counted along the axis it runs most along)
+      const length = runs.reduce((n, x) => n + x[1], 0);
+      expect(on.length, msg).toBeGreaterThan(length / 14);
+      expect(off.length, msg).toBeGreaterThan(length / 14);
+      expect(median(on), msg).toBeGreaterThanOrEqual(5);
+      expect(median(on), msg).toBeLessThanOrEqual(7);
+      expect(median(off), msg).toBeGreaterThanOrEqual(3);
+      expect(median(off), msg).toBeLessThanOrEqual(5);
+      // runs between the ends
+      for (const [kind, n] of runs.slice(2, -2)) expect(n, msg).toBeLessThanOrEqual(kind === 'h' ? 14 : 10);
+    }
   });
 
   it('hovering by the mouse highlights the line under the cursor; moving off gives its pixels back', async () => {
@@ -183,6 +259,10 @@ describe.skipIf(!hasChromium)('hover pre-highlight over the cached picture', () 
       const d = await shot(false, await rectOf(BOX.D!, 6), [H.D!]);
       expect(d.outside).toBe(0);
       expect(d.wasBackground).toBe(0);
+      // dashed, at its lineweight too
+      const share = d.changed / (d.changed + d.missed);
+      expect(share).toBeGreaterThan(0.45);
+      expect(share).toBeLessThan(0.75);
       expect((await shot(false, undefined, [])).changed).toBe(0);
       return d.changed;
     };

@@ -145,6 +145,10 @@ function clipRuns(clip: Int16Array | null, offset: number, count: number): [numb
  */
 export const HOVER_OVERLAY_MAX = 2000;
 
+/** The hover's dashes on lines: CSS pixels drawn in the hover colour of every HOVER_DASH_PERIOD. */
+export const HOVER_DASH = 6;
+export const HOVER_DASH_PERIOD = 10;
+
 /** Elements of one batch: [start, count, clip]. */
 type Piece = [Batch, number, number, number];
 
@@ -620,7 +624,9 @@ export class Scene {
    * cached picture): their own elements only, with the flag attribute held at FLAG_HOVER, so
    * neither the picture nor a flag buffer changes. Fills, hairlines and lineweights recolour only
    * the pixels where the picture (`cache`, placed at `place` on the screen; null: no test) shows
-   * the entity's own colour: what was drawn over it stays. Then text.
+   * the entity's own colour: what was drawn over it stays. Hairlines and lineweights are dashed
+   * (screen-space dashes, HOVER_DASH of HOVER_DASH_PERIOD pixels; the gaps keep the entity's own
+   * look), fills tinted whole. Then text.
    */
   drawHover(p: Programs, v: Viewer, atlasTex: WebGLTexture, cache: WebGLTexture, place: [number, number, number, number] | null): void {
     if (!this.hovered.length) return;
@@ -648,10 +654,14 @@ export class Scene {
       gl.uniform1i(prog.uni.u_cache!, 0);
       gl.uniform4fv(prog.uni.u_place!, place ?? [0, 0, 0, 0]);
     };
+    // lines dashed, HOVER_DASH CSS pixels on of every HOVER_DASH_PERIOD (fills solid)
+    const dpr = v.pxPerMm / (96 / 25.4);
+    const dash = [Math.max(1, Math.round(HOVER_DASH * dpr)), Math.max(2, Math.round(HOVER_DASH_PERIOD * dpr))];
     const flat = (prog: Programs['hover'], pieces: Piece[], mode: number): void => {
       if (!pieces.length) return;
       this.uniforms(prog, v);
       picture(prog);
+      gl.uniform2fv(prog.uni.u_dash!, mode === gl.LINES ? dash : [0, 0]);
       for (const [b, start, count, clip] of pieces) {
         clipTo(clip, prog);
         attr(gl, prog.loc.a_pos!, b.geo.buf, 2, gl.FLOAT, false, 0, 0, 0);
@@ -667,6 +677,7 @@ export class Scene {
       const q = p.hoverQuad;
       this.uniforms(q, v);
       picture(q);
+      gl.uniform2fv(q.uni.u_dash!, dash);
       gl.uniform1f(q.uni.u_lwpx!, v.pxPerMm / 100);
       for (const [b, start, count, clip] of el.seg) {
         clipTo(clip, q);
