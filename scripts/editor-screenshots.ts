@@ -3,6 +3,7 @@
 // sample drawing (samples/sample.dxf, copied into a temporary workspace):
 //   editor-main.png          the main window with the drawing
 //   editor-grips.png         grips on a selected entity (zoomed to it)
+//   editor-hover.png         a circle hovered (its dashed highlight before the click)
 //   editor-context-menu.png  the right-click menu
 //   editor-open-dialog.png   OPEN's file dialog
 //
@@ -73,6 +74,28 @@ async function main(): Promise<void> {
     });
     await page.waitForTimeout(800);
     await shot(page, 'editor-grips.png');
+
+    // hover: the sample's circle (centre 9,4, radius 0.6), deselected, the view around it, the
+    // cursor on it at 225 degrees (the crosshair across it, not along it): the dashed highlight
+    await page.evaluate(() => (globalThis as any).linework.app.api.op('select', { document_id: (globalThis as any).linework.app.docId, mode: 'clear' }));
+    await page.waitForFunction(() => (globalThis as any).linework.grips.length === 0, null, { timeout: 30_000 });
+    const spot = await page.evaluate(async () => {
+      const lw = (globalThis as any).linework, app = lw.app, v = app.view;
+      v.fit([9 - 3, 4 - 2, 9 + 3, 4 + 2]);
+      v.invalidate();
+      const x = 9 + 0.6 * Math.cos((5 * Math.PI) / 4), y = 4 + 0.6 * Math.sin((5 * Math.PI) / 4);
+      const p = await app.api.op('pick', { document_id: app.docId, point: [x, y], aperture: 2 / v.scale });
+      if (!p.result?.handles?.length) return null;
+      const [sx, sy] = lw.toScreen(x, y) as [number, number];
+      const b = document.getElementById('gl')!.getBoundingClientRect();
+      return { at: [b.left + sx, b.top + sy] as [number, number], handle: p.result.handles[0] as string };
+    });
+    if (!spot) throw new Error('the sample drawing has no circle at 9,4 radius 0.6 any more');
+    await page.waitForTimeout(500);
+    await page.mouse.move(spot.at[0], spot.at[1], { steps: 4 });
+    await page.waitForFunction((h) => ((globalThis as any).linework.hover as string[]).includes(h), spot.handle, { timeout: 30_000 });
+    await shot(page, 'editor-hover.png');
+    await page.mouse.move(5, VIEW.height - 5);
 
     // the right-click menu, over the drawing
     await page.mouse.move(VIEW.width / 2 - 60, VIEW.height / 2 - 40);
