@@ -113,10 +113,12 @@ describe.skipIf(!hasChromium)('hover pre-highlight over the cached picture', () 
         { type: 'Line', start: [40, 57], end: [65, 57] },
         // steep (more up than across)
         { type: 'Line', start: [95, 5], end: [100, 60] },
+        // near the diagonal (44.6 degrees)
+        { type: 'Line', start: [5, 5.6], end: [35, 35.2] },
       ],
     });
     expect(made.status, made.text).toBe(201);
-    [H.L, H.D, H.C, H.T, H.F, , H.K] = made.json.result.handles;
+    [H.L, H.D, H.C, H.T, H.F, , H.K, H.N] = made.json.result.handles;
     browser = await launch();
     ({ page } = await openEditor(browser, s.editorUrl, { width: 1000, height: 700 }));
     await showView(s, page, [-10, -10, 110, 70]);
@@ -181,11 +183,12 @@ describe.skipIf(!hasChromium)('hover pre-highlight over the cached picture', () 
       { k: 'L', along: [await dev(0, 0), await dev(100, 0)], box: [0, -1, 100, 1] as [number, number, number, number] },
       { k: 'D', along: [await dev(70, 40), await dev(90, 55)], box: BOX.D! },
       { k: 'K', along: [await dev(95, 5), await dev(100, 60)], box: [95, 5, 100, 60] as [number, number, number, number] },
+      { k: 'N', along: [await dev(5, 5.6), await dev(35, 35.2)], box: [5, 5.6, 35, 35.2] as [number, number, number, number] },
       { k: 'C', centre: await dev(50, 30), box: BOX.C! },
     ];
     for (const c of cases) {
       // nothing hovered, kept
-      await shot(false, undefined, []);
+      await page.evaluate(() => (globalThis as any).linework.app.setHover([]));
       await shot(true);
       const rect = await rectOf(c.box);
       // the entity's own pixels (white before), in order along it, each now hover (h) or own (o)
@@ -231,8 +234,14 @@ describe.skipIf(!hasChromium)('hover pre-highlight over the cached picture', () 
       expect(median(on), msg).toBeLessThanOrEqual(7);
       expect(median(off), msg).toBeGreaterThanOrEqual(3);
       expect(median(off), msg).toBeLessThanOrEqual(5);
-      // runs between the ends
-      for (const [kind, n] of runs.slice(2, -2)) expect(n, msg).toBeLessThanOrEqual(kind === 'h' ? 14 : 10);
+      // every run between the ends: 6 on, 4 off (a line's pixels are one per step of the axis it runs
+      // most along); a circle's where its direction passes 45 degrees up to 8
+      const [hi, oi] = c.k === 'C' ? [[4, 8], [2, 8]] : [[5, 7], [3, 5]];
+      for (const [kind, n] of runs.slice(1, -1)) {
+        const [lo, up] = kind === 'h' ? hi! : oi!;
+        expect(n, msg).toBeGreaterThanOrEqual(lo!);
+        expect(n, msg).toBeLessThanOrEqual(up!);
+      }
     }
   });
 
@@ -286,6 +295,7 @@ describe.skipIf(!hasChromium)('hover pre-highlight over the cached picture', () 
     expect((await s.api.post('/api/v1/select', { handles: [H.C] })).status).toBe(200);
     await waitFor(() => page.evaluate(() => (globalThis as any).linework.selection as string[]), (x) => x.join() === H.C);
     await settle(page);
+    await page.evaluate(() => (globalThis as any).linework.app.setHover([]));
     await shot(true);
     expect((await shot(false, undefined, [H.C!])).changed).toBe(0);
     await shot(false, undefined, []);

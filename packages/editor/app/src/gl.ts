@@ -33,13 +33,17 @@ in vec4 a_color;
 in float a_flag;
 out vec4 v_color;
 out vec4 v_own;
-flat out vec2 v_end;  // the hover's dashes: a point on the segment's line, in device pixels
+// the hover's dashes: the fragment's point of the segment and one end of it (device pixels)
+out vec2 v_at;
+flat out vec2 v_end;
 void main() {
   v_color = tint(a_color, a_flag);
   v_own = a_color;
   gl_Position = hidden(a_flag) ? vec4(2.0, 2.0, 2.0, 1.0) : vec4(toClip(a_pos), 0.0, 1.0);
-  // flat: the provoking vertex's (one end of a line), so fragment minus it runs along the line
-  v_end = (gl_Position.xy + 1.0) / u_px;
+  // interpolated along the line, and flat (the provoking vertex's): their difference runs exactly
+  // along the segment, whichever pixels the line lights
+  v_at = (gl_Position.xy + 1.0) / u_px;
+  v_end = v_at;
 }`;
 
 // Lineweights (LWT on): one quad per segment, instanced, reading the same arrays.
@@ -51,7 +55,9 @@ in float a_lw;     // lineweight in 0.01 mm (0: hairline)
 uniform float u_lwpx;  // device pixels per 0.01 mm of lineweight
 out vec4 v_color;
 out vec4 v_own;
-flat out vec2 v_end;  // the hover's dashes: a point on the segment's line, in device pixels
+// the hover's dashes: v_at - v_end runs along the segment (as FLAT_VS's)
+out vec2 v_at;
+flat out vec2 v_end;
 void main() {
   v_color = tint(a_color, a_flag);
   v_own = a_color;
@@ -62,8 +68,9 @@ void main() {
   float len = length(d);
   vec2 n = len > 0.0 ? vec2(-d.y, d.x) / len : vec2(0.0, 1.0);
   vec2 t = len > 0.0 ? d / len : vec2(1.0, 0.0);
-  // far back along the line, so that from every fragment of the wide quad it lies along the line
-  v_end = (a + 1.0) / u_px - t * 1.0e5;
+  // the direction itself (the same at every vertex: exact all over the wide quad)
+  v_at = t;
+  v_end = vec2(0.0);
   float h = a_lw * u_lwpx * 0.5;
   int k = gl_VertexID;
   vec2 base = (k == 0 || k == 2) ? a : b;
@@ -82,13 +89,14 @@ void main() { o = v_color; }`;
 // hatch) stays as it is. u_place is where the picture lies on the screen (device pixels: x0 y0
 // x1 y1); x1 <= x0 draws without the test.
 // Lines are dashed (AutoCAD's rollover highlight): u_dash.x device pixels of every u_dash.y along
-// the screen axis the segment runs most along (its direction from v_end), so a dash is u_dash.x
+// the screen axis the segment runs most along (its direction: v_at - v_end), so a dash is u_dash.x
 // to 1.41 u_dash.x pixels long in every direction and runs on across a curve's short segments;
 // the gaps keep the picture (the entity's own look). u_dash.y = 0: solid (fills).
 const HOVER_FS = `#version 300 es
 precision highp float;
 in vec4 v_color;
 in vec4 v_own;
+in vec2 v_at;
 flat in vec2 v_end;
 uniform sampler2D u_cache;
 uniform vec4 u_place;
@@ -96,7 +104,7 @@ uniform vec2 u_dash;
 out vec4 o;
 void main() {
   if (u_dash.y > 0.0) {
-    vec2 d = abs(gl_FragCoord.xy - v_end);
+    vec2 d = abs(v_at - v_end);
     float s = d.x >= d.y ? gl_FragCoord.x : gl_FragCoord.y;
     if (mod(floor(s), u_dash.y) >= u_dash.x) discard;
   }
