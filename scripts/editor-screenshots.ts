@@ -81,7 +81,7 @@ async function main(): Promise<void> {
     await page.waitForFunction(() => (globalThis as any).linework.grips.length === 0, null, { timeout: 30_000 });
     const spot = await page.evaluate(async () => {
       const lw = (globalThis as any).linework, app = lw.app, v = app.view;
-      v.fit([9 - 3, 4 - 2, 9 + 3, 4 + 2]);
+      v.fit([9 - 2, 4 - 1.5, 9 + 2, 4 + 1.5]);
       v.invalidate();
       const x = 9 + 0.6 * Math.cos((5 * Math.PI) / 4), y = 4 + 0.6 * Math.sin((5 * Math.PI) / 4);
       const p = await app.api.op('pick', { document_id: app.docId, point: [x, y], aperture: 2 / v.scale });
