@@ -5,6 +5,8 @@
 // Linework the time from a client's POST /entities to the changed pixels on the 1M drawing.
 //
 //   npx tsx bench/editor/run.ts [--quick]   (--quick: a 20k drawing instead of 100k and 1M, one open each)
+//   npx tsx bench/editor/run.ts --sizes=1000000 --linework-only --runs=2   (generated drawings of these
+//   sizes only, no corpus drawing; Linework alone; this many opens each)
 // Files: dxfparser__api-cw750-details.dxf from LINEWORK_DXF_CORPUS (when set), and generated
 // drawings of 100k and 1M mixed entities (bench/dxf/worker.mjs generate).
 import { spawnSync } from 'node:child_process';
@@ -18,6 +20,10 @@ import { launch, startEditor, type EditorServer } from '../../packages/editor/te
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const quick = process.argv.includes('--quick');
+const option = (name: string): string | undefined => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+const sizes = option('sizes')?.split(',').map(Number).filter((n) => Number.isInteger(n) && n > 0);
+const lineworkOnly = process.argv.includes('--linework-only');
+const runsAsked = Number(option('runs')) || undefined;
 const tmp = mkdtempSync(join(tmpdir(), 'lw-bench-editor-'));
 const VIEW = { width: 1280, height: 800 };
 
@@ -34,6 +40,8 @@ interface Row {
   updateBytes?: number;
   /** Linework: time until every part of the display list is in and drawn. */
   completeMs?: number;
+  /** Linework: time until the client's open was answered (the rest of "open" is the display). */
+  answeredMs?: number;
   /** Linework: a frame that changes the hovered entity (highlight set, drawn, waited for). */
   hoverMs?: number;
   /** Linework: a frame of a grip drag's preview (computed and drawn on the overlay). */
@@ -194,6 +202,7 @@ async function lineworkRun(file: string, label: string, browser: Browser, measur
     const opened = await fetch(`http://127.0.0.1:${s.port}/api/v1/documents`, { method: 'POST', headers: { Authorization: `Bearer ${s.token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ path: file }) });
     const body = (await opened.json()) as { document_id?: number };
     if (opened.status !== 201) throw new Error(`open: ${JSON.stringify(body)}`);
+    const answeredMs = performance.now() - t0;
     const id = body.document_id as number;
     await page.waitForFunction((want) => (globalThis as any).linework.drawn === want, id, { timeout: 600_000, polling: 10 });
     await page.evaluate(() => (globalThis as any).linework.frameSync());
@@ -203,7 +212,7 @@ async function lineworkRun(file: string, label: string, browser: Browser, measur
     await page.evaluate(() => (globalThis as any).linework.frameSync());
     const completeMs = performance.now() - t0;
     const f = await frames(page, `(dx, dy, z) => { const v = window.linework.app.view; v.panBy(dx, dy); if (z !== 1) v.zoomAt(v.width / 2, v.height / 2, z); return window.linework.frameSync(); }`);
-    const row: Row = { file: label, tool: 'Linework', openMs, completeMs, panMs: median(f.pan), panP95: p95(f.pan), zoomMs: median(f.zoom), pssMb: browserPssMb(), heapMb: await heapMb(page) };
+    const row: Row = { file: label, tool: 'Linework', openMs, completeMs, answeredMs, panMs: median(f.pan), panP95: p95(f.pan), zoomMs: median(f.zoom), pssMb: browserPssMb(), heapMb: await heapMb(page) };
     Object.assign(row, await hoverAndGrip(page).catch((err: unknown) => {
       process.stderr.write(`${label}: hover and grip not measured: ${String((err as Error)?.message ?? err).slice(0, 200)}\n`);
       return {};
@@ -287,8 +296,8 @@ async function main(): Promise<void> {
   if (built.status !== 0) throw new Error('building the dxf-viewer page failed');
   const files: { label: string; path: string }[] = [];
   const corpus = process.env.LINEWORK_DXF_CORPUS;
-  if (corpus && existsSync(join(corpus, 'dxfparser__api-cw750-details.dxf'))) files.push({ label: 'api-cw750-details (corpus)', path: join(corpus, 'dxfparser__api-cw750-details.dxf') });
-  for (const n of quick ? [20_000] : [100_000, 1_000_000]) {
+  if (!sizes && corpus && existsSync(join(corpus, 'dxfparser__api-cw750-details.dxf'))) files.push({ label: 'api-cw750-details (corpus)', path: join(corpus, 'dxfparser__api-cw750-details.dxf') });
+  for (const n of sizes ?? (quick ? [20_000] : [100_000, 1_000_000])) {
     const path = join(tmp, `generated-${n}.dxf`);
     const g = spawnSync(process.execPath, [join(root, 'bench/dxf/worker.mjs'), 'generate', String(n), path], { encoding: 'utf8' });
     if (g.status !== 0) throw new Error(`generate ${n}: ${g.stderr}`);
@@ -301,8 +310,8 @@ async function main(): Promise<void> {
     try {
       // the time to the first frame swings between fresh browsers: the median of three opens
       // (one for drawings over 50 MB), the frames and memory of the last
-      const runs = quick || statSync(f.path).size > 50e6 ? 1 : 3;
-      for (const tool of ['Linework', 'dxf-viewer'] as const) {
+      const runs = runsAsked ?? (quick || statSync(f.path).size > 50e6 ? 1 : 3);
+      for (const tool of lineworkOnly ? ['Linework' as const] : ['Linework', 'dxf-viewer'] as const) {
         const tries: Row[] = [];
         for (let k = 0; k < runs; k++) {
           // a fresh browser per run: memory and caches start equal
@@ -319,7 +328,8 @@ async function main(): Promise<void> {
         }
         const r = { ...tries[tries.length - 1]!, openMs: median(tries.map((t) => t.openMs)) };
         rows.push(r);
-        process.stderr.write(`${r.file} ${r.tool}: ${r.error ?? `open ${tries.map((t) => fmt(t.openMs)).join(' / ')} ms, pan ${fmt(r.panMs, 1)} ms`}\n`);
+        const answered = tool === 'Linework' ? ` (the client's open answered at ${tries.map((t) => fmt(t.answeredMs)).join(' / ')} ms)` : '';
+        process.stderr.write(`${r.file} ${r.tool}: ${r.error ?? `open ${tries.map((t) => fmt(t.openMs)).join(' / ')} ms${answered}, pan ${fmt(r.panMs, 1)} ms`}\n`);
       }
     } finally {
       close();

@@ -136,7 +136,7 @@ describe('lazy entities', () => {
     expect(doc2.hasLazyRecords).toBe(false);
   });
 
-  it('peekGeometry gives the box attributes of plain LINE, POINT, CIRCLE, ARC and LWPOLYLINE records from their bytes alone: the eager box', () => {
+  it('peekGeometry gives the box attributes of plain LINE, POINT, CIRCLE, ARC, LWPOLYLINE and TEXT records from their bytes alone: the eager box', () => {
     const doc = newDocument();
     const add = (type: string, attrs: Record<string, unknown>): void => void doc.addEntity({ kind: 'entity', type, handle: '', owner: '', attrs: { layer: '0', ...attrs } });
     add('LINE', { start: [1.5, -2, 3], end: [-4, 5.25, 0], thickness: 2, extrusion: [0, 0, -1] });
@@ -147,19 +147,24 @@ describe('lazy entities', () => {
     add('ARC', { center: [1, 2, 3], radius: 5, start_angle: 10, end_angle: 200, extrusion: [0, 0, -1] });
     add('LWPOLYLINE', { flags: 1, elevation: 2, points: [[0, 0, 0, 0, 0], [4, 0, 0.5, 0.5, 0.5], [4, 4, 0, 0, -1.2], [0, 4, 0, 0, 0]] });
     add('LWPOLYLINE', { flags: 0, const_width: 0.3, points: [[0, 0, 0, 0, 0.4], [10, 1, 0, 0, 0]] });
+    add('TEXT', { insert: [1, 1, 0], height: 2.5, text: 'T%%c1\\U+00E9' });
+    add('TEXT', { insert: [1, 1, 2], height: 2, text: 'Größe', rotation: 30, width: 0.8, oblique: 15, text_generation_flag: 2, halign: 1, valign: 2, align_point: [5, 6, 2], extrusion: [0, 0.6, 0.8] });
+    add('TEXT', { insert: [1, 1, 0], height: 2, text: 'fit', halign: 5, align_point: [9, 4, 0] });
     // what the reading of bytes alone leaves to `peek`: a tilted polyline, another type
     add('LWPOLYLINE', { flags: 0, points: [[0, 0, 0, 0, 0], [1, 1, 0, 0, 0]], extrusion: [0, 1, 0] });
-    add('TEXT', { insert: [1, 1, 0], height: 2.5, text: 'T' });
+    add('MTEXT', { insert: [1, 1, 0], height: 2.5, text: 'M' });
     doc.addEntity({ kind: 'entity', type: 'LINE', handle: '', owner: '', attrs: { layer: '0', start: [0, 0, 0], end: [1, 1, 0] }, xdata: [{ app: 'ACAD', tags: [[1000, 'x'], [1010, '5'], [1020, '6'], [1030, '7']] }] });
     const bytes = writeDxf(doc);
     const lazy = readDxfSync(bytes, { lazy: true });
     const eager = readDxfSync(bytes);
     const got = model(lazy).map((e) => (e as LazyEntity).peekGeometry());
-    expect(got.map((g) => g !== null)).toEqual([true, true, true, true, true, true, true, true, false, false, true]);
+    expect(got.map((g) => g !== null)).toEqual([true, true, true, true, true, true, true, true, true, true, true, false, false, true]);
     model(eager).forEach((e, i) => {
       const g = got[i];
       if (g) expect(boundingBox(g, lazy), `${e.type} ${i}`).toEqual(boundingBox(e, eager));
     });
+    // the layers read from the bytes alone too (a layer named twice: left to the decoding)
+    expect(model(lazy).map((e) => (e as LazyEntity).peekLayer())).toEqual(model(eager).map((e) => e.attrs.layer));
     // nothing was kept decoded: the drawing is still its bytes
     expect(model(lazy).every((e) => !(e as LazyEntity).decoded)).toBe(true);
     expect(writeDxf(lazy).equals(bytes)).toBe(true);
@@ -176,13 +181,16 @@ describe('lazy entities', () => {
     expect(odd(circle, `${circle}62\n1\n`).peekGeometry()).toBeNull();
     const lw = text.match(/0\nLWPOLYLINE\n[^]*?\n 10\n0.0\n 20\n0.0\n/)![0];
     expect(odd(lw, `${lw} 30\n1.0\n`).peekGeometry()).toBeNull();
+    const layered = text.match(/0\nCIRCLE\n[^]*?100\nAcDbEntity\n {2}8\n0\n/)![0];
+    expect(odd(layered, `${layered}  8\nOTHER\n`).peekLayer()).toBeUndefined();
+    expect(odd(layered, layered.replace('  8\n0\n', '  8\nOTHER\n')).peekLayer()).toBe('OTHER');
     // plainEntity: the same record, made plain
     const first = model(lazy)[0]!;
     expect(plainEntity(first)).not.toBeInstanceOf(LazyEntity);
     expect(canonical(plainEntity(first))).toEqual(canonical(model(eager)[0]));
   });
 
-  it('the corpus: every box peekGeometry allows is the eager box (LINEWORK_DXF_CORPUS)', () => {
+  it('the corpus: every box peekGeometry allows is the eager box, every layer peekLayer reads the eager layer (LINEWORK_DXF_CORPUS)', () => {
     const dir = process.env.LINEWORK_DXF_CORPUS;
     if (!dir) return;
     let checked = 0;
@@ -199,6 +207,8 @@ describe('lazy entities', () => {
         const other = eager.getBlock(b.name)!;
         b.entities.forEach((e, i) => {
           if (!(e instanceof LazyEntity)) return;
+          const layer = e.peekLayer();
+          if (layer !== undefined) expect(layer, `${f} ${e.type} ${e.handle}`).toBe(other.entities[i]!.attrs.layer);
           const g = e.peekGeometry();
           if (!g) return;
           checked++;

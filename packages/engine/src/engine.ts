@@ -80,12 +80,13 @@ interface PendingEntry {
 
 /**
  * Ops that may meet entities an open kept as their bytes (store/lazy.ts): they read records through
- * their fields only (never copy them as data) and change none. The editor's open asks these until
- * its first frame is drawn; any other op first has every such entity made a plain record.
+ * their fields only (never copy them as data) and change none (`sysvars` changes the header and
+ * the session's variables only). The editor's open asks these until and just after its first
+ * frame; any other op first has every such entity made a plain record.
  */
 const LAZY_SAFE = new Set([
   'display_list', 'document_open', 'document_new', 'ready', 'state', 'capabilities', 'events', 'operation',
-  'layout_list', 'layers', 'get_selection',
+  'layout_list', 'layers', 'get_selection', 'sysvars',
 ]);
 
 /** Fields of a request the dispatcher reads; they never reach an op's schema. */

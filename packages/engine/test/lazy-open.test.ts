@@ -93,6 +93,14 @@ describe('opening a drawing: entities kept as their bytes until after the open',
     const part = await ok(e, 'display_list', { handles: some });
     expect(part.handles).toHaveLength(500);
     await ok(e, 'state');
+    await ok(e, 'sysvars', { get: ['OSMODE'] });
+    // the layer panel's counts, each entity's layer read from its bytes alone
+    const layers = await ok(e, 'layers');
+    const eager = engine();
+    await ok(eager, 'document_open', { path });
+    active(eager).materialize();
+    expect(layers).toEqual(await ok(eager, 'layers'));
+    expect(store.doc.modelSpace().entities.filter((x) => x instanceof LazyEntity && x.decoded).length).toBeLessThanOrEqual(500);
     expect(made).not.toHaveBeenCalled();
     for (let i = 0; i < 2000 && store.lazy; i++) await turn();
     expect(store.lazy).toBe(false);

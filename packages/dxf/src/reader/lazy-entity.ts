@@ -92,30 +92,44 @@ function fillRecord(src: LazySource, start: number, end: number): RecordBuffer {
 
 /** The subclass marker the box attributes of a type follow (`LazyEntity.peekGeometry`). */
 const GEOMETRY_MARKER: Record<string, string> = {
-  LINE: 'AcDbLine', POINT: 'AcDbPoint', CIRCLE: 'AcDbCircle', ARC: 'AcDbCircle', LWPOLYLINE: 'AcDbPolyline',
+  LINE: 'AcDbLine', POINT: 'AcDbPoint', CIRCLE: 'AcDbCircle', ARC: 'AcDbCircle', LWPOLYLINE: 'AcDbPolyline', TEXT: 'AcDbText',
 };
 
-// what a code of the box's subclass is (GEOMETRY_CODES): a point, a number, skipped, vertices
+// what a code of the box's subclass is (GEOMETRY_CODES): a point, a number, an integer, a string,
+// skipped (said nothing of the box), vertices
 const VEC = 1;
 const NUM = 2;
-const SKIP = 3;
-const VERTICES = 4;
+const INT = 3;
+const STR = 4;
+const SKIP = 5;
+const VERTICES = 6;
 
-/** The codes each type's subclass may hold, what they are and the attribute they make. */
-const GEOMETRY_CODES: Record<string, Map<number, [kind: number, name: string]>> = {
+type CodeTable = Map<number, readonly [kind: number, name: string]>;
+
+/** The codes each type's subclass may hold, what they are and the attribute they make (the declarations'). */
+const GEOMETRY_CODES: Record<string, CodeTable> = {
   LINE: new Map([[10, [VEC, 'start']], [11, [VEC, 'end']], [39, [SKIP, '']], [210, [VEC, 'extrusion']]]),
   POINT: new Map([[10, [VEC, 'location']], [39, [SKIP, '']], [210, [VEC, 'extrusion']], [50, [SKIP, '']]]),
   CIRCLE: new Map([[10, [VEC, 'center']], [40, [NUM, 'radius']], [39, [SKIP, '']], [210, [VEC, 'extrusion']], [38, [SKIP, '']]]),
   LWPOLYLINE: new Map([
-    [90, [SKIP, '']], [70, [NUM, 'flags']], [43, [SKIP, '']], [38, [NUM, 'elevation']], [39, [SKIP, '']],
+    [90, [SKIP, '']], [70, [INT, 'flags']], [43, [SKIP, '']], [38, [NUM, 'elevation']], [39, [SKIP, '']],
     [10, [VERTICES, 'points']], [210, [VEC, 'extrusion']],
+  ]),
+  TEXT: new Map([
+    [10, [VEC, 'insert']], [40, [NUM, 'height']], [1, [STR, 'text']], [39, [SKIP, '']], [50, [NUM, 'rotation']],
+    [51, [NUM, 'oblique']], [7, [SKIP, '']], [41, [NUM, 'width']], [71, [INT, 'text_generation_flag']],
+    [72, [INT, 'halign']], [11, [VEC, 'align_point']], [210, [VEC, 'extrusion']], [38, [SKIP, '']],
   ]),
 };
 GEOMETRY_CODES.ARC = GEOMETRY_CODES.CIRCLE!;
-const ARC_CODES = new Map<number, [number, string]>([[50, [NUM, 'start_angle']], [51, [NUM, 'end_angle']]]);
+/** What follows a second marker: ARC's AcDbArc, TEXT's second AcDbText. */
+const SECOND: Record<string, [marker: string, codes: CodeTable]> = {
+  ARC: ['AcDbArc', new Map([[50, [NUM, 'start_angle']], [51, [NUM, 'end_angle']]])],
+  TEXT: ['AcDbText', new Map([[73, [INT, 'valign']]])],
+};
 
 /**
- * The attributes a box of LINE, POINT, CIRCLE, ARC or LWPOLYLINE is made of, read from a record's
+ * The attributes a box of LINE, POINT, CIRCLE, ARC, LWPOLYLINE or TEXT is made of, read from a record's
  * tags as `decodeRecord` reads them (the same numbers, the same defaults left to the box code);
  * null when the record holds anything the declarations would read otherwise than this plain
  * reading does (an unknown, repeated or unusable value in the subclass, a vertex z, a tilted
@@ -134,26 +148,33 @@ function geometryAttrs(type: string, r: RecordBuffer): Record<string, unknown> |
   if (i >= n) return null;
   i++;
   let table = GEOMETRY_CODES[type]!;
+  const second = SECOND[type];
   const attrs: Record<string, unknown> = {};
-  const seen = new Set<number>();
+  // the codes read so far (a code read twice: the declarations would keep the second elsewhere)
+  let seen: number[] = [];
   while (i < n) {
     const code = codes[i]!;
     if (code === 1001) break; // xdata, to the end
-    if (code === 100 && type === 'ARC' && table !== ARC_CODES && r.is(i, 'AcDbArc')) {
-      table = ARC_CODES;
+    if (code === 100 && second !== undefined && table !== second[1] && r.is(i, second[0])) {
+      table = second[1];
+      seen = [];
       i++;
       continue;
     }
     const what = table.get(code);
-    if (what === undefined || seen.has(code)) return null;
-    seen.add(code);
+    if (what === undefined || seen.includes(code)) return null;
+    seen.push(code);
     const [kind, name] = what;
     if (kind === SKIP) {
       i++;
-    } else if (kind === NUM) {
+    } else if (kind === NUM || kind === INT) {
       const v = r.num(i);
       if (Number.isNaN(v)) return null;
-      attrs[name] = name === 'flags' && !Number.isInteger(v) ? Math.trunc(v) : v;
+      // some writers store integers as floats: read as the codec reads them
+      attrs[name] = kind === INT && !Number.isInteger(v) ? Math.trunc(v) : v;
+      i++;
+    } else if (kind === STR) {
+      attrs[name] = r.str(i);
       i++;
     } else if (kind === VEC) {
       const x = r.num(i);
@@ -254,7 +275,7 @@ export class LazyEntity implements Entity {
   }
 
   /**
-   * For a LINE, POINT, CIRCLE, ARC or LWPOLYLINE never decoded: a plain record holding only what
+   * For a LINE, POINT, CIRCLE, ARC, LWPOLYLINE or TEXT never decoded: a plain record holding only what
    * its box is made of (`boundingBox` gives it the box of the whole record), read from the bytes
    * without decoding the rest, and not kept. Null for any other entity or record (see
    * `geometryAttrs`): `peek` then.
@@ -267,6 +288,33 @@ export class LazyEntity implements Entity {
     buf.bytes = EMPTY;
     if (attrs === null) return null;
     return { kind: 'entity', type: this.type, handle: this.handle, owner: this.owner, attrs };
+  }
+
+  /**
+   * The layer name of an entity never decoded, read from its bytes (`attrs.layer` as decoding
+   * gives it), without decoding the rest; undefined when the record does not name it in its
+   * AcDbEntity part alone (then `attrs.layer`).
+   */
+  peekLayer(): string | undefined {
+    const src = this.#src;
+    if (src === null || this.#d !== null) return undefined;
+    const buf = fillRecord(src, this.#start, this.#end);
+    let layer: string | undefined;
+    // the common part: from AcDbEntity (lazy records have it as their fourth tag) to the next marker
+    if (buf.is(3, 'AcDbEntity')) {
+      for (let i = 4; i < buf.n; i++) {
+        const c = buf.codes[i]!;
+        if (c === 100 || c === 1001 || c === 102) break;
+        if (c !== 8) continue;
+        if (layer !== undefined) {
+          layer = undefined;
+          break;
+        }
+        layer = src.share(buf.str(i));
+      }
+    }
+    buf.bytes = EMPTY;
+    return layer;
   }
 
   /** A plain record of this entity with the decoded fields `d` (its children and SEQEND as they are). */

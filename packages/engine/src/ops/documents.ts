@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { OpError } from '../protocol.js';
-import { DXF_VERSIONS, RELEASE_NAMES, dxf, type DocumentApi, type DxfRecord, type DxfVersion } from '../dxf.js';
+import { DXF_VERSIONS, LazyEntity, RELEASE_NAMES, dxf, type DocumentApi, type DxfRecord, type DxfVersion } from '../dxf.js';
 import { documentDetails, documentSummary } from '../state.js';
 import { UNIT_NAMES, currentLayer, entryName, hdrName, tableEntries } from '../model.js';
 import { Reply, defineOp, q, type OpContext } from './types.js';
@@ -342,7 +342,9 @@ export const layers = defineOp({
     const doc = ctx.store!.doc;
     const counts = new Map<string, number>();
     for (const l of doc.layouts()) for (const e of l.block.entities) {
-      const n = String(e.attrs.layer ?? '0').toLowerCase();
+      // an entity an open kept as its bytes: its layer read from them, nothing decoded and kept
+      const layer = e instanceof LazyEntity ? e.peekLayer() ?? e.attrs.layer : e.attrs.layer;
+      const n = String(layer ?? '0').toLowerCase();
       counts.set(n, (counts.get(n) ?? 0) + 1);
     }
     const cur = currentLayer(doc).toLowerCase();

@@ -109,11 +109,19 @@ export class DocStore {
     while (!m.step(100_000));
   }
 
-  /** Makes the lazy entities plain records a slice at a time, each after the I/O waiting. */
+  /**
+   * Makes the lazy entities plain records a slice at a time, each after the I/O waiting, once the
+   * spatial index's slices are done: one kind of slice at a time delays a request (the editor's
+   * display stream waits for the event loop between its writes) by one slice, not two.
+   */
   private materializeLater(m: Materializer): void {
     this.materializer = m;
     const step = (): void => {
       if (this.materializer !== m) return;
+      if (this.index.working) {
+        setTimeout(step, 20);
+        return;
+      }
       const t0 = performance.now();
       do {
         if (m.step(2000)) {

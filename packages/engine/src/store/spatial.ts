@@ -228,6 +228,11 @@ export class SpatialIndex {
     setImmediate(step);
   }
 
+  /** Whether slices of a load are still to come (other deferred work of the document waits for them). */
+  get working(): boolean {
+    return this.later !== null;
+  }
+
   /**
    * Stops the slices (the document was closed): whatever is left is done only if something still
    * asks, so the answers stay right, and a closed drawing costs no more time.
