@@ -20,6 +20,13 @@ import { Materializer, hasLazyRecords } from './lazy.js';
 
 /** Milliseconds of making entities plain records in one turn of the event loop (after an open). */
 const PLAIN_SLICE_MS = 15;
+/**
+ * How long after an open the work it leaves for later starts (the spatial index's items, tree and
+ * handle map, then the plain records): a screen's first display part, asked for just after the
+ * open's answer, is built without it (the items made in those slices are garbage collector work
+ * that held the first part back by some 300 ms on the 1M drawing).
+ */
+const OPEN_LATER_MS = 1000;
 
 /**
  * The largest coordinate a changed entity's box may reach. Far below the doubles' range on
@@ -92,7 +99,7 @@ export class DocStore {
     public path: string | null,
   ) {
     this.msName = doc.modelSpace().name;
-    this.rebuildIndex();
+    this.rebuildIndex(OPEN_LATER_MS);
     if (hasLazyRecords(doc)) this.materializeLater(new Materializer(doc));
   }
 
@@ -148,8 +155,8 @@ export class DocStore {
     return this.tx !== null;
   }
 
-  /** Recomputes every model-space box (on open, and after structural changes). */
-  rebuildIndex(): void {
+  /** Recomputes every model-space box (on open, and after structural changes; `laterAfterMs`: SpatialIndex.loadFrom's). */
+  rebuildIndex(laterAfterMs = 0): void {
     const ms = this.doc.modelSpace();
     this.msName = ms.name;
     // past the request's deadline this throws before the index is replaced (an open then adds nothing)
@@ -160,7 +167,7 @@ export class DocStore {
       meter.tick();
       // an entity kept as its bytes is read for its box alone (its geometry only, when that is all the box needs)
       return safeBox(e instanceof LazyEntity ? e.peekGeometry() ?? e.peek() : e, this.doc, pass);
-    });
+    }, laterAfterMs);
   }
 
   begin(op: string, requestId?: string): Transaction {

@@ -209,8 +209,11 @@ export class SpatialIndex {
     }
   }
 
-  /** Does the deferred work of a load a slice at a time, each after the I/O waiting (a request is not held up for long). */
-  private finishLater(): void {
+  /**
+   * Does the deferred work of a load a slice at a time, each after the I/O waiting (a request is
+   * not held up for long), the first after `afterMs` (0: at the next turn of the event loop).
+   */
+  private finishLater(afterMs = 0): void {
     const load = {};
     this.later = load;
     const step = (): void => {
@@ -225,7 +228,8 @@ export class SpatialIndex {
       if (this.flat || this.building || this.unkeyed) setImmediate(step);
       else this.later = null;
     };
-    setImmediate(step);
+    if (afterMs > 0) setTimeout(step, afterMs);
+    else setImmediate(step);
   }
 
   /** Whether slices of a load are still to come (other deferred work of the document waits for them). */
@@ -260,10 +264,14 @@ export class SpatialIndex {
     this.loadFrom(entries, (e) => e.handle, (e) => e.box);
   }
 
-  /** `load` of anything with a handle and a box, without making the entries first. */
-  loadFrom<T>(list: readonly T[], handleOf: (x: T) => string, boxOf: (x: T) => { min: number[]; max: number[] } | null): void {
+  /**
+   * `load` of anything with a handle and a box, without making the entries first. `laterAfterMs`:
+   * a large load's deferred work starts that long after (what the load's caller does next comes
+   * first; a query that needs the work meanwhile does it at once).
+   */
+  loadFrom<T>(list: readonly T[], handleOf: (x: T) => string, boxOf: (x: T) => { min: number[]; max: number[] } | null, laterAfterMs = 0): void {
     if (list.length > LATER) {
-      this.loadFlat(list, handleOf, boxOf);
+      this.loadFlat(list, handleOf, boxOf, laterAfterMs);
       return;
     }
     const batch: SpatialItem[] = [];
@@ -299,7 +307,7 @@ export class SpatialIndex {
    * A large load: the boxes go into typed arrays (FlatBoxes); their items, the tree and the
    * handle map are made after it, in slices, or at once by the first query that needs them.
    */
-  private loadFlat<T>(list: readonly T[], handleOf: (x: T) => string, boxOf: (x: T) => { min: number[]; max: number[] } | null): void {
+  private loadFlat<T>(list: readonly T[], handleOf: (x: T) => string, boxOf: (x: T) => { min: number[]; max: number[] } | null, laterAfterMs: number): void {
     const boxes = new Float64Array(4 * list.length);
     const ords = new Float64Array(list.length);
     const handles: string[] = [];
@@ -339,7 +347,7 @@ export class SpatialIndex {
     // a model space's handles are unique, so they are keyed later (see `items`)
     this.flat = { n, boxes, ords, handles, missing };
     this.made = [];
-    this.finishLater();
+    this.finishLater(laterAfterMs);
   }
 
   /**
