@@ -4,9 +4,10 @@
 // a one-pixel readPixels), tab memory (PSS of the browser's processes, and the page's JS heap), and for
 // Linework the time from a client's POST /entities to the changed pixels on the 1M drawing.
 //
-//   npx tsx bench/editor/run.ts [--quick] [--sizes 100k,1M] [--linework-only]
+//   npx tsx bench/editor/run.ts [--quick] [--sizes 100k,1M] [--linework-only] [--runs N]
 //   (--quick: a 20k drawing instead of 100k and 1M, one open each; --sizes: the generated drawings
-//   to run, e.g. 100k; --linework-only: leaves dxf-viewer out)
+//   to run, e.g. 100k, and no corpus drawing; --linework-only: leaves dxf-viewer out; --runs: this
+//   many opens each)
 // Files: dxfparser__api-cw750-details.dxf from LINEWORK_DXF_CORPUS (when set), and generated
 // drawings of 100k and 1M mixed entities (bench/dxf/worker.mjs generate).
 import { spawnSync } from 'node:child_process';
@@ -33,7 +34,10 @@ function sizesArg(): number[] | null {
   if (!list.length) throw new Error('--sizes needs a list, e.g. --sizes 100k');
   return list;
 }
-const sizes = sizesArg() ?? (quick ? [20_000] : [100_000, 1_000_000]);
+const sizesAsked = sizesArg();
+const sizes = sizesAsked ?? (quick ? [20_000] : [100_000, 1_000_000]);
+const runsAt = process.argv.indexOf('--runs');
+const runsAsked = runsAt >= 0 ? Number(process.argv[runsAt + 1]) || undefined : undefined;
 const tmp = mkdtempSync(join(tmpdir(), 'lw-bench-editor-'));
 const VIEW = { width: 1280, height: 800 };
 
@@ -50,6 +54,8 @@ interface Row {
   updateBytes?: number;
   /** Linework: time until every part of the display list is in and drawn. */
   completeMs?: number;
+  /** Linework: time until the client's open was answered (the rest of "open" is the display). */
+  answeredMs?: number;
   /** Linework: a frame that changes the hovered entity (highlight set, drawn, waited for). */
   hoverMs?: number;
   /** Linework: a frame of a grip drag's preview (computed and drawn on the overlay). */
@@ -210,6 +216,7 @@ async function lineworkRun(file: string, label: string, browser: Browser, measur
     const opened = await fetch(`http://127.0.0.1:${s.port}/api/v1/documents`, { method: 'POST', headers: { Authorization: `Bearer ${s.token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ path: file }) });
     const body = (await opened.json()) as { document_id?: number };
     if (opened.status !== 201) throw new Error(`open: ${JSON.stringify(body)}`);
+    const answeredMs = performance.now() - t0;
     const id = body.document_id as number;
     await page.waitForFunction((want) => (globalThis as any).linework.drawn === want, id, { timeout: 600_000, polling: 10 });
     await page.evaluate(() => (globalThis as any).linework.frameSync());
@@ -219,7 +226,7 @@ async function lineworkRun(file: string, label: string, browser: Browser, measur
     await page.evaluate(() => (globalThis as any).linework.frameSync());
     const completeMs = performance.now() - t0;
     const f = await frames(page, `(dx, dy, z) => { const v = window.linework.app.view; v.panBy(dx, dy); if (z !== 1) v.zoomAt(v.width / 2, v.height / 2, z); return window.linework.frameSync(); }`);
-    const row: Row = { file: label, tool: 'Linework', openMs, completeMs, panMs: median(f.pan), panP95: p95(f.pan), zoomMs: median(f.zoom), pssMb: browserPssMb(), heapMb: await heapMb(page) };
+    const row: Row = { file: label, tool: 'Linework', openMs, completeMs, answeredMs, panMs: median(f.pan), panP95: p95(f.pan), zoomMs: median(f.zoom), pssMb: browserPssMb(), heapMb: await heapMb(page) };
     Object.assign(row, await hoverAndGrip(page).catch((err: unknown) => {
       process.stderr.write(`${label}: hover and grip not measured: ${String((err as Error)?.message ?? err).slice(0, 200)}\n`);
       return {};
@@ -303,7 +310,7 @@ async function main(): Promise<void> {
   if (built.status !== 0) throw new Error('building the dxf-viewer page failed');
   const files: { label: string; path: string }[] = [];
   const corpus = process.env.LINEWORK_DXF_CORPUS;
-  if (corpus && existsSync(join(corpus, 'dxfparser__api-cw750-details.dxf'))) files.push({ label: 'api-cw750-details (corpus)', path: join(corpus, 'dxfparser__api-cw750-details.dxf') });
+  if (!sizesAsked && corpus && existsSync(join(corpus, 'dxfparser__api-cw750-details.dxf'))) files.push({ label: 'api-cw750-details (corpus)', path: join(corpus, 'dxfparser__api-cw750-details.dxf') });
   for (const n of sizes) {
     const path = join(tmp, `generated-${n}.dxf`);
     const g = spawnSync(process.execPath, [join(root, 'bench/dxf/worker.mjs'), 'generate', String(n), path], { encoding: 'utf8' });
@@ -317,7 +324,7 @@ async function main(): Promise<void> {
     try {
       // the time to the first frame swings between fresh browsers: the median of three opens
       // (one for drawings over 50 MB), the frames and memory of the last
-      const runs = quick || statSync(f.path).size > 50e6 ? 1 : 3;
+      const runs = runsAsked ?? (quick || statSync(f.path).size > 50e6 ? 1 : 3);
       for (const tool of lineworkOnly ? (['Linework'] as const) : (['Linework', 'dxf-viewer'] as const)) {
         const tries: Row[] = [];
         for (let k = 0; k < runs; k++) {
@@ -336,7 +343,8 @@ async function main(): Promise<void> {
         const r = { ...tries[tries.length - 1]!, openMs: median(tries.map((t) => t.openMs)) };
         rows.push(r);
         const hovers = tool === 'Linework' ? `, hover ${tries.map((t) => fmt(t.hoverMs, 1)).join(' / ')} ms` : '';
-        process.stderr.write(`${r.file} ${r.tool}: ${r.error ?? `open ${tries.map((t) => fmt(t.openMs)).join(' / ')} ms, pan ${fmt(r.panMs, 1)} ms${hovers}`}\n`);
+        const answered = tool === 'Linework' ? ` (the client's open answered at ${tries.map((t) => fmt(t.answeredMs)).join(' / ')} ms)` : '';
+        process.stderr.write(`${r.file} ${r.tool}: ${r.error ?? `open ${tries.map((t) => fmt(t.openMs)).join(' / ')} ms${answered}, pan ${fmt(r.panMs, 1)} ms${hovers}`}\n`);
       }
     } finally {
       close();

@@ -5,7 +5,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { LazyEntity, extents, materializeLazy, newDocument, readDxfSync, writeDxf, type DxfDocument, type Entity } from '../src/index.js';
+import { LazyEntity, boundingBox, extents, materializeLazy, newDocument, plainEntity, readDxfSync, writeDxf, type DxfDocument, type Entity } from '../src/index.js';
 import { normalize } from './normalize.js';
 
 const canonical = (v: unknown): unknown => JSON.parse(JSON.stringify(v));
@@ -134,6 +134,89 @@ describe('lazy entities', () => {
       expect(structuredClone(e)).toEqual(e);
     }
     expect(doc2.hasLazyRecords).toBe(false);
+  });
+
+  it('peekGeometry gives the box attributes of plain LINE, POINT, CIRCLE, ARC, LWPOLYLINE and TEXT records from their bytes alone: the eager box', () => {
+    const doc = newDocument();
+    const add = (type: string, attrs: Record<string, unknown>): void => void doc.addEntity({ kind: 'entity', type, handle: '', owner: '', attrs: { layer: '0', ...attrs } });
+    add('LINE', { start: [1.5, -2, 3], end: [-4, 5.25, 0], thickness: 2, extrusion: [0, 0, -1] });
+    add('POINT', { location: [7, 8, 9], angle: 30 });
+    add('CIRCLE', { center: [3, 3, 1], radius: 2 });
+    add('CIRCLE', { center: [3, 3, 1], radius: 2, extrusion: [0.6, 0, 0.8], thickness: 1 });
+    add('ARC', { center: [0, 0, 0], radius: 5, start_angle: 350, end_angle: 100 });
+    add('ARC', { center: [1, 2, 3], radius: 5, start_angle: 10, end_angle: 200, extrusion: [0, 0, -1] });
+    add('LWPOLYLINE', { flags: 1, elevation: 2, points: [[0, 0, 0, 0, 0], [4, 0, 0.5, 0.5, 0.5], [4, 4, 0, 0, -1.2], [0, 4, 0, 0, 0]] });
+    add('LWPOLYLINE', { flags: 0, const_width: 0.3, points: [[0, 0, 0, 0, 0.4], [10, 1, 0, 0, 0]] });
+    add('TEXT', { insert: [1, 1, 0], height: 2.5, text: 'T%%c1\\U+00E9' });
+    add('TEXT', { insert: [1, 1, 2], height: 2, text: 'Größe', rotation: 30, width: 0.8, oblique: 15, text_generation_flag: 2, halign: 1, valign: 2, align_point: [5, 6, 2], extrusion: [0, 0.6, 0.8] });
+    add('TEXT', { insert: [1, 1, 0], height: 2, text: 'fit', halign: 5, align_point: [9, 4, 0] });
+    // what the reading of bytes alone leaves to `peek`: a tilted polyline, another type
+    add('LWPOLYLINE', { flags: 0, points: [[0, 0, 0, 0, 0], [1, 1, 0, 0, 0]], extrusion: [0, 1, 0] });
+    add('MTEXT', { insert: [1, 1, 0], height: 2.5, text: 'M' });
+    doc.addEntity({ kind: 'entity', type: 'LINE', handle: '', owner: '', attrs: { layer: '0', start: [0, 0, 0], end: [1, 1, 0] }, xdata: [{ app: 'ACAD', tags: [[1000, 'x'], [1010, '5'], [1020, '6'], [1030, '7']] }] });
+    const bytes = writeDxf(doc);
+    const lazy = readDxfSync(bytes, { lazy: true });
+    const eager = readDxfSync(bytes);
+    const got = model(lazy).map((e) => (e as LazyEntity).peekGeometry());
+    expect(got.map((g) => g !== null)).toEqual([true, true, true, true, true, true, true, true, true, true, true, false, false, true]);
+    model(eager).forEach((e, i) => {
+      const g = got[i];
+      if (g) expect(boundingBox(g, lazy), `${e.type} ${i}`).toEqual(boundingBox(e, eager));
+    });
+    // the layers read from the bytes alone too (a layer named twice: left to the decoding)
+    expect(model(lazy).map((e) => (e as LazyEntity).peekLayer())).toEqual(model(eager).map((e) => e.attrs.layer));
+    // nothing was kept decoded: the drawing is still its bytes
+    expect(model(lazy).every((e) => !(e as LazyEntity).decoded)).toBe(true);
+    expect(writeDxf(lazy).equals(bytes)).toBe(true);
+    // records laid out otherwise: a vertex z, a code the subclass does not declare, a repeated one
+    const text = bytes.toString('latin1');
+    const odd = (from: string, to: string): LazyEntity => {
+      const b = Buffer.from(text.replace(from, to), 'latin1');
+      const d = readDxfSync(b, { lazy: true });
+      return model(d).find((e) => e.type === from.match(/^0\n(\w+)/)![1])! as LazyEntity;
+    };
+    expect(odd('0\nCIRCLE\n', '0\nCIRCLE\n').peekGeometry()).not.toBeNull();
+    const circle = text.match(/0\nCIRCLE\n[^]*?100\nAcDbCircle\n/)![0];
+    expect(odd(circle, `${circle}40\n1.0\n`).peekGeometry()).toBeNull();
+    expect(odd(circle, `${circle}62\n1\n`).peekGeometry()).toBeNull();
+    const lw = text.match(/0\nLWPOLYLINE\n[^]*?\n 10\n0.0\n 20\n0.0\n/)![0];
+    expect(odd(lw, `${lw} 30\n1.0\n`).peekGeometry()).toBeNull();
+    const layered = text.match(/0\nCIRCLE\n[^]*?100\nAcDbEntity\n {2}8\n0\n/)![0];
+    expect(odd(layered, `${layered}  8\nOTHER\n`).peekLayer()).toBeUndefined();
+    expect(odd(layered, layered.replace('  8\n0\n', '  8\nOTHER\n')).peekLayer()).toBe('OTHER');
+    // plainEntity: the same record, made plain
+    const first = model(lazy)[0]!;
+    expect(plainEntity(first)).not.toBeInstanceOf(LazyEntity);
+    expect(canonical(plainEntity(first))).toEqual(canonical(model(eager)[0]));
+  });
+
+  it('the corpus: every box peekGeometry allows is the eager box, every layer peekLayer reads the eager layer (LINEWORK_DXF_CORPUS)', () => {
+    const dir = process.env.LINEWORK_DXF_CORPUS;
+    if (!dir) return;
+    let checked = 0;
+    for (const f of readdirSync(dir).filter((x) => x.toLowerCase().endsWith('.dxf'))) {
+      const bytes = readFileSync(join(dir, f));
+      let lazy: DxfDocument, eager: DxfDocument;
+      try {
+        lazy = readDxfSync(bytes, { lazy: true });
+        eager = readDxfSync(bytes);
+      } catch {
+        continue; // a file that is not read at all is another test's
+      }
+      for (const b of lazy.blocks.values()) {
+        const other = eager.getBlock(b.name)!;
+        b.entities.forEach((e, i) => {
+          if (!(e instanceof LazyEntity)) return;
+          const layer = e.peekLayer();
+          if (layer !== undefined) expect(layer, `${f} ${e.type} ${e.handle}`).toBe(other.entities[i]!.attrs.layer);
+          const g = e.peekGeometry();
+          if (!g) return;
+          checked++;
+          expect(boundingBox(g, lazy), `${f} ${e.type} ${e.handle}`).toEqual(boundingBox(other.entities[i]!, eager));
+        });
+      }
+    }
+    expect(checked).toBeGreaterThan(1000);
   });
 
   it('the fixtures read lazily are the drawings read eagerly, and written lazily they are written alike', () => {

@@ -7,7 +7,7 @@ export type {
   TableEntry, TableName, Table, Block, DxfObject, Diagnostic, DocumentApi,
 } from '@linework/dxf';
 export type { Primitive, R12Drawer, R12Drawn } from '@linework/dxf';
-export { BoxMemo, ACI_RGB, nearestAci, DXF_VERSIONS, RELEASE_NAMES, flatten, getDef, mapHandleRefs, isReferenceCode } from '@linework/dxf';
+export { BoxMemo, LazyEntity, plainEntity, ACI_RGB, nearestAci, DXF_VERSIONS, RELEASE_NAMES, flatten, getDef, mapHandleRefs, isReferenceCode } from '@linework/dxf';
 // work budgets (budgets.ts): what expanding a block reference costs, counted before expanding
 export { BudgetError, GEOMETRY_LIMITS, setGeometryLimits, referenceExpansion, blockExpansion, insertCells } from '@linework/dxf';
 import type { AttrDef, BoxMemo, DocumentApi, DxfVersion, Entity, Primitive, R12Drawer, Vec3 } from '@linework/dxf';
@@ -47,7 +47,8 @@ export interface Transform2D {
 /** What the engine calls in @linework/dxf. */
 export interface DxfFunctions {
   newDocument(version?: string): DocumentApi;
-  readDxf(path: string): Promise<DocumentApi>;
+  /** `lazy`: entities kept as their bytes until read (an opened drawing: see store/lazy.ts). */
+  readDxf(path: string, lazy?: boolean): Promise<DocumentApi>;
   /** The same from bytes (a drawing held in memory). */
   readDxfBytes(bytes: Uint8Array): Promise<DocumentApi>;
   writeDxf(doc: DocumentApi): Uint8Array;
@@ -75,7 +76,7 @@ export const dxf: DxfFunctions = {
   // every record gets a handle, R12 drawings without $HANDLING included: the engine addresses,
   // indexes and edits entities by handle; layer 0 and the other standard symbols always exist;
   // DWG goes through a converter into the same reader (packages/dxf/src/dwg)
-  readDxf: async (path) => dxfReadDrawing(path, { assignHandles: true, standardSymbols: true }),
+  readDxf: async (path, lazy) => dxfReadDrawing(path, { assignHandles: true, standardSymbols: true, ...(lazy ? { lazy: true } : {}) }),
   readDxfBytes: async (bytes) => dxfReadDxf(bytes, { assignHandles: true, standardSymbols: true }),
   writeDxf: (d) => dxfWriteDxf(d as DxfDocument),
   saveDxf: async (d, path, version, binary) => {

@@ -78,6 +78,17 @@ interface PendingEntry {
   unlisten?: () => void;
 }
 
+/**
+ * Ops that may meet entities an open kept as their bytes (store/lazy.ts): they read records through
+ * their fields only (never copy them as data) and change none (`sysvars` changes the header and
+ * the session's variables only). The editor's open asks these until and just after its first
+ * frame; any other op first has every such entity made a plain record.
+ */
+const LAZY_SAFE = new Set([
+  'display_list', 'document_open', 'document_new', 'ready', 'state', 'capabilities', 'events', 'operation',
+  'layout_list', 'layers', 'get_selection', 'sysvars',
+]);
+
 /** Fields of a request the dispatcher reads; they never reach an op's schema. */
 const PROTOCOL_FIELDS = new Set(['protocol', 'op', 'request_id', 'session_id', 'expected_version', 'token']);
 
@@ -177,7 +188,7 @@ export class Engine implements DispatcherApi {
   }
 
   closeDocument(id: number): void {
-    this.documents.get(id)?.index.stopLater();
+    this.documents.get(id)?.stopLater();
     this.documents.delete(id);
     this.closedIds.add(id);
     if (this.activeId === id) {
@@ -442,6 +453,8 @@ export class Engine implements DispatcherApi {
     if (!parsed.success) throw invalidRequest(op.name, parsed.error);
     const input = parsed.data as Record<string, unknown>;
 
+    // entities an open kept as their bytes are plain records for every op but a few readers (store/lazy.ts)
+    if (!LAZY_SAFE.has(op.name)) for (const s of this.documents.values()) s.materialize();
     const record: OperationRecord = {
       request_id: requestId, op: op.name, status: 'pending', mutates: op.mutates,
       document_id: store?.id ?? null, started: isoNow(),

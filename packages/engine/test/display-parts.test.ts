@@ -69,6 +69,28 @@ describe('planDisplayParts', () => {
     expect(handles.sort()).toEqual([...whole.handles].sort());
   });
 
+  it('plans a large load before its index has items as it plans once they are made', () => {
+    // 60 000 boxes (a load kept as arrays until later), some without a box, in reverse handle order
+    const n = 60_000;
+    const handles = Array.from({ length: n }, (_, i) => (i + 0x40).toString(16).toUpperCase());
+    const box = (i: number): { min: number[]; max: number[] } | null => (i % 97 === 0 ? null : { min: [(i * 37) % 1000, (i * 53) % 600], max: [(i * 37) % 1000 + 2, (i * 53) % 600 + 1] });
+    const entries = handles.map((h, i) => ({ handle: h, box: box(i) })).reverse();
+    const layout = { name: 'Model', handle: '', block: { name: '*Model_Space', entities: entries.map((x) => ({ handle: x.handle })) } };
+    const plan = (index: SpatialIndex) => planDisplayParts({ index, doc: { layouts: () => [layout] } } as unknown as DocStore, { first: 3000, most: 9000, view: [0, 0, 100, 100] })!;
+    const pending = new SpatialIndex();
+    pending.load(entries);
+    expect((pending as unknown as { flat: unknown }).flat).not.toBeNull();
+    const early = plan(pending);
+    // planning made no item
+    expect((pending as unknown as { flat: unknown }).flat).not.toBeNull();
+    const built = new SpatialIndex();
+    built.load(entries);
+    built.search(0, 0, 1, 1);
+    expect((built as unknown as { flat: unknown }).flat).toBeNull();
+    expect(early).toEqual(plan(built));
+    expect(early.parts.flat().length).toBe(n);
+  });
+
   it('keeps handle order within a part when the index holds another order, and splits a pile larger than a part', () => {
     // 6 000 entities indexed in reverse handle order, a third of them piled on one spot
     const n = 6000;

@@ -86,8 +86,18 @@ describe('SpatialIndex bulk load', () => {
     sliced.load(list);
     const early = sliced.extents();
     expect(early).toEqual({ min: [root.minX, root.minY], max: [root.maxX, root.maxY] });
-    for (let i = 0; i < 2000 && (sliced as unknown as { building: unknown }).building; i++) await turn();
+    // the boxes are kept as arrays first: no item is made by the load itself
+    expect((sliced as unknown as { flat: { n: number } | null }).flat?.n).toBe(list.length);
+    expect((sliced as unknown as { unkeyed: unknown }).unkeyed).toBeNull();
+    const flatArrays = sliced.boxArrays();
+    for (let i = 0; i < 2000 && ((sliced as unknown as { building: unknown }).building || (sliced as unknown as { flat: unknown }).flat); i++) await turn();
     expect((sliced as unknown as { building: unknown }).building).toBeNull();
+    expect((sliced as unknown as { flat: unknown }).flat).toBeNull();
+    // the same boxes in the same order, as arrays, whether the items are made or not
+    const madeArrays = sliced.boxArrays();
+    expect([...madeArrays.boxes]).toEqual([...flatArrays.boxes]);
+    expect(madeArrays.handles).toEqual(flatArrays.handles);
+    expect([...madeArrays.ords]).toEqual([...flatArrays.ords]);
     expect(treeOf(sliced) === refShape).toBe(true);
     expect(sliced.extents()).toEqual(early);
     expect(answers((a, b, c, d) => sliced.search(a, b, c, d))).toEqual(want);
@@ -114,9 +124,11 @@ describe('SpatialIndex bulk load', () => {
     idx.load(entries);
     idx.stopLater();
     for (let i = 0; i < 20; i++) await turn();
-    const state = idx as unknown as { building: unknown[] | null; unkeyed: unknown[] | null };
-    expect(state.building).not.toBeNull();
-    expect(state.unkeyed).toHaveLength(N);
+    const state = idx as unknown as { building: unknown[] | null; unkeyed: unknown[] | null; flat: { n: number } | null };
+    // nothing was done after the load: its boxes are still arrays
+    expect(state.flat?.n).toBe(N);
+    expect(state.building).toBeNull();
+    expect(state.unkeyed).toBeNull();
     expect(idx.search(10.5, 0, 11.5, 1).map((x) => x.handle).sort()).toEqual(['10A', '10B']);
     expect(idx.box('10A')?.minX).toBe(10);
   });

@@ -725,6 +725,12 @@ export class DocumentBuilder {
         doc.diagnostics.push({ level: 'info', code, message: `${n - MAX_DIAGNOSTICS_PER_CODE} more "${code}" diagnostics not listed` });
       }
     }
+    // `share` outlives the reading (lazy entities decode with it, and the decoder keeps the last
+    // one it was given): it must not keep the input, which the lazy entities hold only while any
+    // of them is left
+    this.lazyBytes = null;
+    this.lazySource = null;
+    this.scanner = null;
     return doc;
   }
 

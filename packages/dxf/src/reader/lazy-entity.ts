@@ -14,6 +14,7 @@
 import { decodeRecord } from '../codec/decode.js';
 import { compiledDef } from '../codec/compiled-def.js';
 import type { DxfDocument } from '../document.js';
+import { isDefaultExtrusion } from '../geometry/vec.js';
 import { decodeUnicodeEscapes, type ValueDecoder } from '../tags/encoding.js';
 import { RecordBuffer } from '../tags/record-sink.js';
 import type { AppDataGroup, AttrValue, CodecContext, DxfVersion, Entity, Tag, XDataGroup } from '../types.js';
@@ -88,6 +89,137 @@ function fillRecord(src: LazySource, start: number, end: number): RecordBuffer {
   }
   return buf;
 }
+
+/** The subclass marker the box attributes of a type follow (`LazyEntity.peekGeometry`). */
+const GEOMETRY_MARKER: Record<string, string> = {
+  LINE: 'AcDbLine', POINT: 'AcDbPoint', CIRCLE: 'AcDbCircle', ARC: 'AcDbCircle', LWPOLYLINE: 'AcDbPolyline', TEXT: 'AcDbText',
+};
+
+// what a code of the box's subclass is (GEOMETRY_CODES): a point, a number, an integer, a string,
+// skipped (said nothing of the box), vertices
+const VEC = 1;
+const NUM = 2;
+const INT = 3;
+const STR = 4;
+const SKIP = 5;
+const VERTICES = 6;
+
+type CodeTable = Map<number, readonly [kind: number, name: string]>;
+
+/** The codes each type's subclass may hold, what they are and the attribute they make (the declarations'). */
+const GEOMETRY_CODES: Record<string, CodeTable> = {
+  LINE: new Map([[10, [VEC, 'start']], [11, [VEC, 'end']], [39, [SKIP, '']], [210, [VEC, 'extrusion']]]),
+  POINT: new Map([[10, [VEC, 'location']], [39, [SKIP, '']], [210, [VEC, 'extrusion']], [50, [SKIP, '']]]),
+  CIRCLE: new Map([[10, [VEC, 'center']], [40, [NUM, 'radius']], [39, [SKIP, '']], [210, [VEC, 'extrusion']], [38, [SKIP, '']]]),
+  LWPOLYLINE: new Map([
+    [90, [SKIP, '']], [70, [INT, 'flags']], [43, [SKIP, '']], [38, [NUM, 'elevation']], [39, [SKIP, '']],
+    [10, [VERTICES, 'points']], [210, [VEC, 'extrusion']],
+  ]),
+  TEXT: new Map([
+    [10, [VEC, 'insert']], [40, [NUM, 'height']], [1, [STR, 'text']], [39, [SKIP, '']], [50, [NUM, 'rotation']],
+    [51, [NUM, 'oblique']], [7, [SKIP, '']], [41, [NUM, 'width']], [71, [INT, 'text_generation_flag']],
+    [72, [INT, 'halign']], [11, [VEC, 'align_point']], [210, [VEC, 'extrusion']], [38, [SKIP, '']],
+  ]),
+};
+GEOMETRY_CODES.ARC = GEOMETRY_CODES.CIRCLE!;
+/** What follows a second marker: ARC's AcDbArc, TEXT's second AcDbText. */
+const SECOND: Record<string, [marker: string, codes: CodeTable]> = {
+  ARC: ['AcDbArc', new Map([[50, [NUM, 'start_angle']], [51, [NUM, 'end_angle']]])],
+  TEXT: ['AcDbText', new Map([[73, [INT, 'valign']]])],
+};
+
+/**
+ * The attributes a box of LINE, POINT, CIRCLE, ARC, LWPOLYLINE or TEXT is made of, read from a record's
+ * tags as `decodeRecord` reads them (the same numbers, the same defaults left to the box code);
+ * null when the record holds anything the declarations would read otherwise than this plain
+ * reading does (an unknown, repeated or unusable value in the subclass, a vertex z, a tilted
+ * polyline, another subclass after it).
+ */
+function geometryAttrs(type: string, r: RecordBuffer): Record<string, unknown> | null {
+  const marker = GEOMETRY_MARKER[type]!;
+  const codes = r.codes;
+  const n = r.n;
+  // the common part says nothing of the box: on to the subclass marker
+  let i = 1;
+  while (i < n && !(codes[i] === 100 && r.is(i, marker))) {
+    if (codes[i] === 1001) return null;
+    i++;
+  }
+  if (i >= n) return null;
+  i++;
+  let table = GEOMETRY_CODES[type]!;
+  const second = SECOND[type];
+  const attrs: Record<string, unknown> = {};
+  // the codes read so far (a code read twice: the declarations would keep the second elsewhere)
+  let seen: number[] = [];
+  while (i < n) {
+    const code = codes[i]!;
+    if (code === 1001) break; // xdata, to the end
+    if (code === 100 && second !== undefined && table !== second[1] && r.is(i, second[0])) {
+      table = second[1];
+      seen = [];
+      i++;
+      continue;
+    }
+    const what = table.get(code);
+    if (what === undefined || seen.includes(code)) return null;
+    seen.push(code);
+    const [kind, name] = what;
+    if (kind === SKIP) {
+      i++;
+    } else if (kind === NUM || kind === INT) {
+      const v = r.num(i);
+      if (Number.isNaN(v)) return null;
+      // some writers store integers as floats: read as the codec reads them
+      attrs[name] = kind === INT && !Number.isInteger(v) ? Math.trunc(v) : v;
+      i++;
+    } else if (kind === STR) {
+      attrs[name] = r.str(i);
+      i++;
+    } else if (kind === VEC) {
+      const x = r.num(i);
+      if (Number.isNaN(x) || i + 1 >= n || codes[i + 1] !== code + 10) return null;
+      const y = r.num(i + 1);
+      if (Number.isNaN(y)) return null;
+      let z = 0;
+      i += 2;
+      if (i < n && codes[i] === code + 20) {
+        z = r.num(i);
+        if (Number.isNaN(z)) return null;
+        i++;
+      }
+      attrs[name] = [x, y, z];
+    } else {
+      // the vertices as the LWPOLYLINE codec reads them (numbers it cannot read are 0)
+      const points: number[][] = [];
+      while (i < n && codes[i] === 10) {
+        const x = numOr0(r, i++);
+        let y = 0;
+        if (i < n && codes[i] === 20) y = numOr0(r, i++);
+        if (i < n && codes[i] === 30) return null;
+        let sw = 0, ew = 0, b = 0;
+        for (; i < n; i++) {
+          const c = codes[i];
+          if (c === 40) sw = numOr0(r, i);
+          else if (c === 41) ew = numOr0(r, i);
+          else if (c === 42) b = numOr0(r, i);
+          else if (c !== 91) break;
+        }
+        points.push([x, y, sw, ew, b]);
+      }
+      attrs[name] = points;
+    }
+  }
+  // a tilted polyline is boxed through its geometry, which needs every attribute
+  if (type === 'LWPOLYLINE' && !isDefaultExtrusion(attrs.extrusion)) return null;
+  return attrs;
+}
+
+function numOr0(r: RecordBuffer, i: number): number {
+  const v = r.num(i);
+  return Number.isNaN(v) ? 0 : v;
+}
+
 export class LazyEntity implements Entity {
   readonly kind = 'entity' as const;
   type: string;
@@ -140,6 +272,49 @@ export class LazyEntity implements Entity {
   peek(): Entity {
     if (this.#d) return this;
     return this.#plainOf(this.#decodeBytes());
+  }
+
+  /**
+   * For a LINE, POINT, CIRCLE, ARC, LWPOLYLINE or TEXT never decoded: a plain record holding only what
+   * its box is made of (`boundingBox` gives it the box of the whole record), read from the bytes
+   * without decoding the rest, and not kept. Null for any other entity or record (see
+   * `geometryAttrs`): `peek` then.
+   */
+  peekGeometry(): Entity | null {
+    const src = this.#src;
+    if (src === null || this.#d !== null || this.type !== this.#type || GEOMETRY_MARKER[this.#type] === undefined) return null;
+    const buf = fillRecord(src, this.#start, this.#end);
+    const attrs = geometryAttrs(this.#type, buf);
+    buf.bytes = EMPTY;
+    if (attrs === null) return null;
+    return { kind: 'entity', type: this.type, handle: this.handle, owner: this.owner, attrs };
+  }
+
+  /**
+   * The layer name of an entity never decoded, read from its bytes (`attrs.layer` as decoding
+   * gives it), without decoding the rest; undefined when the record does not name it in its
+   * AcDbEntity part alone (then `attrs.layer`).
+   */
+  peekLayer(): string | undefined {
+    const src = this.#src;
+    if (src === null || this.#d !== null) return undefined;
+    const buf = fillRecord(src, this.#start, this.#end);
+    let layer: string | undefined;
+    // the common part: from AcDbEntity (lazy records have it as their fourth tag) to the next marker
+    if (buf.is(3, 'AcDbEntity')) {
+      for (let i = 4; i < buf.n; i++) {
+        const c = buf.codes[i]!;
+        if (c === 100 || c === 1001 || c === 102) break;
+        if (c !== 8) continue;
+        if (layer !== undefined) {
+          layer = undefined;
+          break;
+        }
+        layer = src.share(buf.str(i));
+      }
+    }
+    buf.bytes = EMPTY;
+    return layer;
   }
 
   /** A plain record of this entity with the decoded fields `d` (its children and SEQEND as they are). */
@@ -210,6 +385,12 @@ export class LazyEntity implements Entity {
   toPlain(): Entity {
     return this.#plainOf(this.#decode());
   }
+}
+
+/** A plain record with the content of `e` (itself when it holds nothing lazy; lazy children made plain too). */
+export function plainEntity(e: Entity): Entity {
+  if (!(e instanceof LazyEntity) && !e.children?.some((c) => c instanceof LazyEntity) && !(e.seqend instanceof LazyEntity)) return e;
+  return plain(e);
 }
 
 function plain(e: Entity): Entity {

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { OpError } from '../protocol.js';
-import { DXF_VERSIONS, RELEASE_NAMES, dxf, type DocumentApi, type DxfRecord, type DxfVersion } from '../dxf.js';
+import { DXF_VERSIONS, LazyEntity, RELEASE_NAMES, dxf, type DocumentApi, type DxfRecord, type DxfVersion } from '../dxf.js';
 import { documentDetails, documentSummary } from '../state.js';
 import { UNIT_NAMES, currentLayer, entryName, hdrName, tableEntries } from '../model.js';
 import { Reply, defineOp, q, type OpContext } from './types.js';
@@ -28,12 +28,12 @@ export function parseVersion(v: string): DxfVersion {
  * and the file's real path. A file that is not DXF fails with `invalid_dxf`, whose message says
  * where and why without quoting the file (it may be anything).
  */
-export async function readDocument(workspace: Workspace, named: string, room?: (bytes: number) => void): Promise<{ doc: DocumentApi; path: string; size: number }> {
+export async function readDocument(workspace: Workspace, named: string, room?: (bytes: number) => void, lazy = false): Promise<{ doc: DocumentApi; path: string; size: number }> {
   const path = await workspace.forRead(named, 'drawing');
   const { size } = await stat(path);
   room?.(size);
   try {
-    const doc = await deadline(dxf.readDxf(path), `reading ${quote(named)}`, 30_000 + size / 2_000);
+    const doc = await deadline(dxf.readDxf(path, lazy), `reading ${quote(named)}`, 30_000 + size / 2_000);
     // a value that is not a number where one must be: damaged input, refused as the CLI refuses it
     // (an opened drawing would be saved with the reader's stand-in values, and nothing said so)
     const invalid = doc.diagnostics.filter((d) => d.code === 'invalid-number');
@@ -111,12 +111,13 @@ export const documentOpen = defineOp({
       if (/^(R\d+|AC\d{4})$/i.test(t.trim())) {
         room(0);
         doc = newDocument(t);
-      } else doc = (await readDocument(engine.workspace, t, room)).doc;
+      } else doc = (await readDocument(engine.workspace, t, room, true)).doc;
       const store = engine.addDocument(doc, null);
       return opened(engine, store, 'document_created');
     }
     if (input.path) {
-      const { doc, path, size } = await readDocument(engine.workspace, input.path, room);
+      // entities kept as their bytes until after the open (store/lazy.ts)
+      const { doc, path, size } = await readDocument(engine.workspace, input.path, room, true);
       // checked again: another request may have opened one while this file was read
       room(size);
       const store = engine.addDocument(doc, path);
@@ -341,7 +342,9 @@ export const layers = defineOp({
     const doc = ctx.store!.doc;
     const counts = new Map<string, number>();
     for (const l of doc.layouts()) for (const e of l.block.entities) {
-      const n = String(e.attrs.layer ?? '0').toLowerCase();
+      // an entity an open kept as its bytes: its layer read from them, nothing decoded and kept
+      const layer = e instanceof LazyEntity ? e.peekLayer() ?? e.attrs.layer : e.attrs.layer;
+      const n = String(layer ?? '0').toLowerCase();
       counts.set(n, (counts.get(n) ?? 0) + 1);
     }
     const cur = currentLayer(doc).toLowerCase();

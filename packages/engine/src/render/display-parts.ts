@@ -6,7 +6,6 @@
 // not hold (no finite box) come last. Every part is rendered with the same origin and tolerance, so
 // the parts together are the whole list.
 import type { DocStore } from '../store/document-store.js';
-import type { SpatialItem } from '../store/spatial.js';
 import { findLayout } from './layouts.js';
 import { round } from './encode.js';
 
@@ -44,15 +43,15 @@ export function planDisplayParts(store: DocStore, opts: DisplayPartsOptions = {}
   // about 4 000 entities a cell: fine enough for a first part around the view, few enough to sort
   const side = Math.max(2, Math.min(256, Math.ceil(Math.sqrt(store.index.size / 4000))));
   const cellCount = side * side;
-  // the items' cells and each cell's count: typed arrays, no list per cell (a million items)
-  const indexed = store.index.all();
-  const items: readonly SpatialItem[] = Array.isArray(indexed) ? indexed : [...indexed];
-  const cellOf = new Int32Array(items.length);
+  // the items' cells and each cell's count: typed arrays, no list per cell (a million items); the
+  // boxes as arrays, so a drawing just opened is planned before its index has items (spatial.ts)
+  const { n: count0, boxes, ords, handles, missing } = store.index.boxArrays();
+  const cellOf = new Int32Array(count0);
   const count = new Int32Array(cellCount);
-  for (let i = 0; i < items.length; i++) {
-    const it = items[i]!;
-    const cx = Math.min(side - 1, Math.max(0, Math.floor((((it.minX + it.maxX) / 2 - x0) / w) * side)));
-    const cy = Math.min(side - 1, Math.max(0, Math.floor((((it.minY + it.maxY) / 2 - y0) / h) * side)));
+  for (let i = 0; i < count0; i++) {
+    const k = 4 * i;
+    const cx = Math.min(side - 1, Math.max(0, Math.floor((((boxes[k]! + boxes[k + 2]!) / 2 - x0) / w) * side)));
+    const cy = Math.min(side - 1, Math.max(0, Math.floor((((boxes[k + 1]! + boxes[k + 3]!) / 2 - y0) / h) * side)));
     const c = cy * side + cx;
     cellOf[i] = c;
     count[c]!++;
@@ -100,7 +99,7 @@ export function planDisplayParts(store: DocStore, opts: DisplayPartsOptions = {}
   // each item to its part, in the order of the index (its place in its cell counted)
   const seen = new Int32Array(cellCount);
   const members: number[][] = Array.from({ length: partCount }, () => []);
-  for (let i = 0; i < items.length; i++) {
+  for (let i = 0; i < count0; i++) {
     const c = cellOf[i]!;
     const at = startFill[c]! + seen[c]!++;
     const p = at < most ? startPart[c]! : startPart[c]! + Math.floor(at / most);
@@ -110,13 +109,15 @@ export function planDisplayParts(store: DocStore, opts: DisplayPartsOptions = {}
   // order the cells were taken)
   const parts: string[][] = members.map((m) => {
     let sorted = true;
-    for (let k = 1; k < m.length && sorted; k++) if (items[m[k - 1]!]!.ord >= items[m[k]!]!.ord) sorted = false;
-    if (!sorted) m.sort((p, q) => items[p]!.ord - items[q]!.ord || rank[cellOf[p]!]! - rank[cellOf[q]!]! || p - q);
-    return m.map((i) => items[i]!.handle);
+    for (let k = 1; k < m.length && sorted; k++) if (ords[m[k - 1]!]! >= ords[m[k]!]!) sorted = false;
+    if (!sorted) m.sort((p, q) => ords[p]! - ords[q]! || rank[cellOf[p]!]! - rank[cellOf[q]!]! || p - q);
+    return m.map((i) => handles[i]!);
   });
   // the index holds model space's entities that have a box: when it holds them all, none is left
+  // (a load still pending lists those it left out, with the model space unchanged since)
   const rest: string[] = [];
-  if (store.index.size < all.length) for (const e of all) if (!store.index.has(e.handle)) rest.push(e.handle);
+  if (missing && count0 + missing.length === all.length) for (const h of missing) rest.push(h);
+  else if (store.index.size < all.length) for (const e of all) if (!store.index.has(e.handle)) rest.push(e.handle);
   for (let i = 0; i < rest.length; i += most) parts.push(rest.slice(i, i + most));
   return { origin: [round((x0 + x1) / 2), round((y0 + y1) / 2)], extents: [x0, y0, x1, y1], parts };
 }

@@ -7,7 +7,7 @@ import { currentMeter } from '../budgets.js';
 import type {
   Block, DocumentApi, DxfObject, DxfRecord, Entity, Tag, TableEntry, TableName,
 } from '../dxf.js';
-import { BoxMemo, dxf } from '../dxf.js';
+import { BoxMemo, LazyEntity, dxf } from '../dxf.js';
 import { assignInPlace, deepClone } from './clone.js';
 import { blockOfEntity } from '../model.js';
 import {
@@ -16,6 +16,17 @@ import {
 import { SpatialIndex } from './spatial.js';
 import { OpError } from '../protocol.js';
 import { DrawnBoxes, drawnBox } from './drawn-box.js';
+import { Materializer, hasLazyRecords } from './lazy.js';
+
+/** Milliseconds of making entities plain records in one turn of the event loop (after an open). */
+const PLAIN_SLICE_MS = 15;
+/**
+ * How long after an open the work it leaves for later starts (the spatial index's items, tree and
+ * handle map, then the plain records): a screen's first display part, asked for just after the
+ * open's answer, is built without it (the items made in those slices are garbage collector work
+ * that held the first part back by some 300 ms on the 1M drawing).
+ */
+const OPEN_LATER_MS = 1000;
 
 /**
  * The largest coordinate a changed entity's box may reach. Far below the doubles' range on
@@ -78,6 +89,8 @@ export class DocStore {
   private msName: string;
   /** Boxes computed by the range check of a commit, reused by the index refresh that follows. */
   private checkedBoxes = new Map<string, { min: number[]; max: number[] } | null>();
+  /** What is left of making an opened drawing's lazy entities plain records (store/lazy.ts). */
+  private materializer: Materializer | null = null;
 
   constructor(
     readonly id: number,
@@ -86,7 +99,52 @@ export class DocStore {
     public path: string | null,
   ) {
     this.msName = doc.modelSpace().name;
-    this.rebuildIndex();
+    this.rebuildIndex(OPEN_LATER_MS);
+    if (hasLazyRecords(doc)) this.materializeLater(new Materializer(doc));
+  }
+
+  /** Whether entities kept as their bytes are left (made plain records in slices after the open). */
+  get lazy(): boolean {
+    return this.materializer !== null;
+  }
+
+  /** Makes every entity still kept as its bytes a plain record now (before an op that may copy records). */
+  materialize(): void {
+    const m = this.materializer;
+    if (!m) return;
+    this.materializer = null;
+    while (!m.step(100_000));
+  }
+
+  /**
+   * Makes the lazy entities plain records a slice at a time, each after the I/O waiting, once the
+   * spatial index's slices are done: one kind of slice at a time delays a request (the editor's
+   * display stream waits for the event loop between its writes) by one slice, not two.
+   */
+  private materializeLater(m: Materializer): void {
+    this.materializer = m;
+    const step = (): void => {
+      if (this.materializer !== m) return;
+      if (this.index.working) {
+        setTimeout(step, 20);
+        return;
+      }
+      const t0 = performance.now();
+      do {
+        if (m.step(2000)) {
+          this.materializer = null;
+          return;
+        }
+      } while (performance.now() - t0 < PLAIN_SLICE_MS);
+      setImmediate(step);
+    };
+    setImmediate(step);
+  }
+
+  /** The document was closed: the work left for later stops (see SpatialIndex.stopLater). */
+  stopLater(): void {
+    this.index.stopLater();
+    this.materializer = null;
   }
 
   get modelSpaceName(): string {
@@ -97,8 +155,8 @@ export class DocStore {
     return this.tx !== null;
   }
 
-  /** Recomputes every model-space box (on open, and after structural changes). */
-  rebuildIndex(): void {
+  /** Recomputes every model-space box (on open, and after structural changes; `laterAfterMs`: SpatialIndex.loadFrom's). */
+  rebuildIndex(laterAfterMs = 0): void {
     const ms = this.doc.modelSpace();
     this.msName = ms.name;
     // past the request's deadline this throws before the index is replaced (an open then adds nothing)
@@ -107,8 +165,9 @@ export class DocStore {
     const pass: BoxPass = { memo: new BoxMemo(), drawn: new DrawnBoxes(this.doc) };
     this.index.loadFrom(ms.entities, (e) => e.handle, (e) => {
       meter.tick();
-      return safeBox(e, this.doc, pass);
-    });
+      // an entity kept as its bytes is read for its box alone (its geometry only, when that is all the box needs)
+      return safeBox(e instanceof LazyEntity ? e.peekGeometry() ?? e.peek() : e, this.doc, pass);
+    }, laterAfterMs);
   }
 
   begin(op: string, requestId?: string): Transaction {

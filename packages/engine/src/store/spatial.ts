@@ -111,6 +111,20 @@ function bulkLoadSteps(tree: RBush<SpatialItem>, batch: SpatialItem[]): (() => b
   return steps;
 }
 
+/**
+ * The boxes of a large load before its items are made: four numbers a box (minX, minY, maxX, maxY)
+ * in typed arrays, the order keys and handles beside them. A million items (an object and four
+ * numbers each) made while a drawing opens were most of the garbage collector's work then.
+ */
+export interface FlatBoxes {
+  readonly n: number;
+  readonly boxes: Float64Array;
+  readonly ords: Float64Array;
+  readonly handles: readonly string[];
+  /** Handles of the loaded entries that had no finite box, in their order (a flat load's only). */
+  readonly missing: readonly string[] | null;
+}
+
 export class SpatialIndex {
   private tree = new RBush<SpatialItem>(16);
   private byHandle = new Map<string, SpatialItem>();
@@ -130,18 +144,44 @@ export class SpatialIndex {
   private built = 0;
   /** The box around the last bulk load's items, the tree's root box to be (while it is built). */
   private loadedExtents: { min: [number, number]; max: [number, number] } | null = null;
-  /** The batch the deferred work belongs to: a later load leaves the earlier one's slices nothing to do. */
-  private later: SpatialItem[] | null = null;
+  /** The load the deferred work belongs to: a later load leaves the earlier one's slices nothing to do. */
+  private later: object | null = null;
+  /** A large load whose items are not made yet (the first of its deferred steps), and how many are. */
+  private flat: FlatBoxes | null = null;
+  private made: SpatialItem[] = [];
 
   private get items(): Map<string, SpatialItem> {
+    this.makeItems(Infinity);
     this.keyUpTo(Infinity);
     return this.byHandle;
   }
 
   /** The tree, built first when a bulk load left it pending. */
   private get rtree(): RBush<SpatialItem> {
+    this.makeItems(Infinity);
     while (this.building) this.buildStep();
     return this.tree;
+  }
+
+  /** Makes the pending flat load's items up to `n` of them; once all are, their tree and keys follow. */
+  private makeItems(n: number): void {
+    const flat = this.flat;
+    if (!flat) return;
+    const made = this.made;
+    const end = Math.min(n, flat.n);
+    const { boxes, ords, handles } = flat;
+    for (let i = made.length; i < end; i++) {
+      const k = 4 * i;
+      made.push({ minX: boxes[k]!, minY: boxes[k + 1]!, maxX: boxes[k + 2]!, maxY: boxes[k + 3]!, handle: handles[i]!, ord: ords[i]! });
+    }
+    if (made.length < flat.n) return;
+    this.flat = null;
+    this.made = [];
+    if (!made.length) return;
+    this.unkeyed = made;
+    this.keyed = 0;
+    this.building = bulkLoadSteps(this.tree, made);
+    this.built = 0;
   }
 
   /** Keys the pending items up to `n` of them; while any are pending, the map holds exactly the first `keyed`. */
@@ -169,21 +209,32 @@ export class SpatialIndex {
     }
   }
 
-  /** Does the deferred work of `batch` a slice at a time, each after the I/O waiting (a request is not held up for long). */
-  private finishLater(batch: SpatialItem[]): void {
-    this.later = batch;
+  /**
+   * Does the deferred work of a load a slice at a time, each after the I/O waiting (a request is
+   * not held up for long), the first after `afterMs` (0: at the next turn of the event loop).
+   */
+  private finishLater(afterMs = 0): void {
+    const load = {};
+    this.later = load;
     const step = (): void => {
-      if (this.later !== batch) return;
+      if (this.later !== load) return;
       const t0 = performance.now();
       do {
-        if (this.building) this.buildStep();
+        if (this.flat) this.makeItems(this.made.length + 10_000);
+        else if (this.building) this.buildStep();
         else if (this.unkeyed) this.keyUpTo(this.keyed + 10_000);
         else break;
       } while (performance.now() - t0 < SLICE_MS);
-      if (this.building || this.unkeyed) setImmediate(step);
+      if (this.flat || this.building || this.unkeyed) setImmediate(step);
       else this.later = null;
     };
-    setImmediate(step);
+    if (afterMs > 0) setTimeout(step, afterMs);
+    else setImmediate(step);
+  }
+
+  /** Whether slices of a load are still to come (other deferred work of the document waits for them). */
+  get working(): boolean {
+    return this.later !== null;
   }
 
   /**
@@ -195,6 +246,7 @@ export class SpatialIndex {
   }
 
   get size(): number {
+    if (this.flat) return this.flat.n;
     return this.unkeyed ? this.byHandle.size + this.unkeyed.length - this.keyed : this.byHandle.size;
   }
 
@@ -212,8 +264,16 @@ export class SpatialIndex {
     this.loadFrom(entries, (e) => e.handle, (e) => e.box);
   }
 
-  /** `load` of anything with a handle and a box, without making the entries first. */
-  loadFrom<T>(list: readonly T[], handleOf: (x: T) => string, boxOf: (x: T) => { min: number[]; max: number[] } | null): void {
+  /**
+   * `load` of anything with a handle and a box, without making the entries first. `laterAfterMs`:
+   * a large load's deferred work starts that long after (what the load's caller does next comes
+   * first; a query that needs the work meanwhile does it at once).
+   */
+  loadFrom<T>(list: readonly T[], handleOf: (x: T) => string, boxOf: (x: T) => { min: number[]; max: number[] } | null, laterAfterMs = 0): void {
+    if (list.length > LATER) {
+      this.loadFlat(list, handleOf, boxOf, laterAfterMs);
+      return;
+    }
     const batch: SpatialItem[] = [];
     let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
     for (const x of list) {
@@ -237,16 +297,79 @@ export class SpatialIndex {
     this.built = 0;
     this.loadedExtents = null;
     this.later = null;
-    if (batch.length <= LATER) {
-      this.tree.load(batch);
-      for (const it of batch) this.byHandle.set(it.handle, it);
-      return;
+    this.flat = null;
+    this.made = [];
+    this.tree.load(batch);
+    for (const it of batch) this.byHandle.set(it.handle, it);
+  }
+
+  /**
+   * A large load: the boxes go into typed arrays (FlatBoxes); their items, the tree and the
+   * handle map are made after it, in slices, or at once by the first query that needs them.
+   */
+  private loadFlat<T>(list: readonly T[], handleOf: (x: T) => string, boxOf: (x: T) => { min: number[]; max: number[] } | null, laterAfterMs: number): void {
+    const boxes = new Float64Array(4 * list.length);
+    const ords = new Float64Array(list.length);
+    const handles: string[] = [];
+    const missing: string[] = [];
+    let n = 0;
+    let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
+    for (const x of list) {
+      const box = boxOf(x);
+      const handle = handleOf(x);
+      const x0 = box?.min[0], y0 = box?.min[1], x1 = box?.max[0], y1 = box?.max[1];
+      // as toItem: anything but four finite numbers is no box
+      if (!Number.isFinite(x0) || !Number.isFinite(y0) || !Number.isFinite(x1) || !Number.isFinite(y1)) {
+        missing.push(handle);
+        continue;
+      }
+      const k = 4 * n;
+      boxes[k] = x0!;
+      boxes[k + 1] = y0!;
+      boxes[k + 2] = x1!;
+      boxes[k + 3] = y1!;
+      ords[n] = this.ord(handle);
+      handles.push(handle);
+      n++;
+      if (x0! < minX) minX = x0!;
+      if (y0! < minY) minY = y0!;
+      if (x1! > maxX) maxX = x1!;
+      if (y1! > maxY) maxY = y1!;
     }
+    // replaced only now: a `boxOf` that throws (a request past its deadline) leaves the index as it was
+    this.tree.clear();
+    this.byHandle.clear();
+    this.unkeyed = null;
+    this.keyed = 0;
+    this.building = null;
+    this.built = 0;
+    this.loadedExtents = n ? { min: [minX, minY], max: [maxX, maxY] } : null;
     // a model space's handles are unique, so they are keyed later (see `items`)
-    this.unkeyed = batch;
-    this.building = bulkLoadSteps(this.tree, batch);
-    this.loadedExtents = { min: [minX, minY], max: [maxX, maxY] };
-    this.finishLater(batch);
+    this.flat = { n, boxes, ords, handles, missing };
+    this.made = [];
+    this.finishLater(laterAfterMs);
+  }
+
+  /**
+   * Every indexed box as arrays, in the index's order (a pass over all of them, such as planning
+   * a display's parts, makes no item of a load still pending). `missing` is known only then.
+   */
+  boxArrays(): FlatBoxes {
+    if (this.flat && this.made.length === 0) return this.flat;
+    const items = [...this.all()];
+    const boxes = new Float64Array(4 * items.length);
+    const ords = new Float64Array(items.length);
+    const handles: string[] = new Array<string>(items.length);
+    for (let i = 0; i < items.length; i++) {
+      const it = items[i]!;
+      boxes[4 * i] = it.minX;
+      boxes[4 * i + 1] = it.minY;
+      boxes[4 * i + 2] = it.maxX;
+      boxes[4 * i + 3] = it.maxY;
+      ords[i] = it.ord;
+      handles[i] = it.handle;
+    }
+    return { n: items.length, boxes, ords, handles, missing: null };
   }
 
   /** Sets (or clears, with null) the box of one handle. */
@@ -311,6 +434,7 @@ export class SpatialIndex {
 
   /** Every indexed item (no order). */
   all(): Iterable<SpatialItem> {
+    this.makeItems(Infinity);
     // while items are pending the map holds only some of them, all of which are in the pending list
     return this.unkeyed ?? this.byHandle.values();
   }
