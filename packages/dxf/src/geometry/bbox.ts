@@ -391,8 +391,9 @@ export function extents(entities: Iterable<Entity>, doc?: DocumentApi): BBox | n
   let minx = Infinity, miny = Infinity, minz = Infinity, maxx = -Infinity, maxy = -Infinity, maxz = -Infinity;
   const memo = new BoxMemo();
   for (const entity of entities) {
-    // an entity kept as its bytes is decoded for this alone, not kept decoded
-    const e = entity instanceof LazyEntity ? entity.peek() : entity;
+    // an entity kept as its bytes is decoded for this alone, not kept decoded (the simple types
+    // read only what their box is made of)
+    const e = entity instanceof LazyEntity ? (entity.peekGeometry() ?? entity.peek()) : entity;
     const b = boundingBox(e, doc, memo);
     if (!b) continue;
     if (b.min[0] < minx) minx = b.min[0];
