@@ -48,6 +48,7 @@ export class BackgroundPacer {
   /** Requests in flight per organization that are not backgrounded. */
   private readonly busy = new Map<string, number>();
   private timer: NodeJS.Timeout | null = null;
+  private forgotAt = -Infinity;
   private readonly periodMs: number;
   private readonly shareMs: number;
   private readonly quietMs: number;
@@ -78,7 +79,10 @@ export class BackgroundPacer {
     const n = (this.busy.get(orgId) ?? 0) - 1;
     if (n > 0) this.busy.set(orgId, n);
     else this.busy.delete(orgId);
-    this.lastActive.set(orgId, this.now());
+    const now = this.now();
+    this.lastActive.set(orgId, now);
+    // without a paced worker nothing ticks: the map is kept to the organizations active of late
+    if (this.lastActive.size > 256 && now - this.forgotAt > 10 * this.quietMs) this.forget(now);
   }
 
   /** The organization's worker runs a long request (paced until `foreground`). */
@@ -131,9 +135,14 @@ export class BackgroundPacer {
       p.stopped = stop;
       if (stop) this.stops++;
     }
-    // forget organizations quiet for long (the map stays as small as the busy set)
-    for (const [orgId, t] of this.lastActive) if (now - t > 10 * this.quietMs && !this.busy.has(orgId)) this.lastActive.delete(orgId);
+    this.forget(now);
     if (this.paced.size === 0) this.idle();
+  }
+
+  /** Forgets organizations quiet for long (the map stays about as small as the busy set). */
+  private forget(now: number): void {
+    this.forgotAt = now;
+    for (const [orgId, t] of this.lastActive) if (now - t > 10 * this.quietMs && !this.busy.has(orgId)) this.lastActive.delete(orgId);
   }
 
   private idle(): void {

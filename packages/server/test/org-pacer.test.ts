@@ -150,3 +150,17 @@ describe.runIf(process.platform === 'linux')('a real worker process', () => {
     }
   });
 });
+
+describe('BackgroundPacer memory', () => {
+  it('keeps no trace of organizations that were active long ago, with no worker paced', () => {
+    const clock = fakeClock(1000);
+    const pacer = new BackgroundPacer({ now: clock.now, tickMs: 1_000_000 });
+    for (let i = 0; i < 5000; i++) {
+      clock.set(1000 + i);
+      pacer.started(`org${i}`);
+      pacer.ended(`org${i}`);
+    }
+    const kept = (pacer as unknown as { lastActive: Map<string, number> }).lastActive.size;
+    expect(kept).toBeLessThanOrEqual(257 + 200);
+  });
+});
