@@ -26,6 +26,25 @@ describe('trim and extend along a fence', () => {
     expect(await shapes(a.e)).toEqual(await shapes(b.e));
   });
 
+  it('a fence in a paper-space layout trims that layout\'s entities, not model space\'s', async () => {
+    const lines = [
+      { type: 'Line', start: [0, 0], end: [0, 20] },
+      { type: 'Line', start: [-5, 5], end: [5, 5] },
+      { type: 'Line', start: [-5, 15], end: [5, 15] },
+    ];
+    const { e, h } = await drawing(lines);
+    const paper = (await ok(e, 'entities_create', { entities: lines, layout: 'Layout1' })).handles as string[];
+    const r = await undoable(e, 'trim', { fence: [[-2, 10], [2, 10]], layout: 'Layout1' });
+    expect(r.modified).toEqual([paper[0]]);
+    // model space untouched; the layout's vertical cut between its horizontals
+    close((await get(e, h[0])).end, [0, 20, 0]);
+    expect(r.created).toHaveLength(1);
+    // without the layout the fence is model space's
+    const m = await ok(e, 'trim', { fence: [[-2, 10], [2, 10]] });
+    expect(m.modified).toEqual([h[0]]);
+    await fails(e, 'trim', { fence: [[-2, 10], [2, 10]], layout: 'Nowhere' }, 'unknown_layout');
+  });
+
   it('passes over a piece an earlier crossing removed and refuses a fence that trims nothing', async () => {
     const { e, h } = await drawing([
       { type: 'Line', start: [0, 0], end: [20, 0] },

@@ -371,7 +371,7 @@ export async function trimCommand(app: App, extend = false): Promise<void> {
           } else if (typeof p !== 'string') pts.push(p);
         }
         if (pts.length < 2) app.note('Fence: two points or more', true);
-        else await apply(verb, { fence: pts });
+        else await apply(verb, { fence: pts, ...(app.layout && app.layout !== 'Model' ? { layout: app.layout } : {}) });
         break;
       }
       case 'CROSSING': {
@@ -381,7 +381,7 @@ export async function trimCommand(app: App, extend = false): Promise<void> {
         if (!c2 || typeof c2 === 'string') break;
         // AutoCAD follows the window's sides from its first corner: a fence round it
         if (c1[0] === c2[0] || c1[1] === c2[1]) app.note('Crossing: the window has no area', true);
-        else await apply(verb, { fence: box(c1, c2) });
+        else await apply(verb, { fence: box(c1, c2), ...(app.layout && app.layout !== 'Model' ? { layout: app.layout } : {}) });
         break;
       }
       case 'ERASE': {

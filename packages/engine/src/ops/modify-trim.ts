@@ -16,6 +16,8 @@ import { Edits, addPiece, rewrite } from '../construct/write.js';
 import { type P, TAU, add, dist, mul } from '../construct/vec2.js';
 import type { DocStore, Transaction } from '../store/document-store.js';
 import { visibleEntity } from '../query/picks.js';
+import { queryEntities } from '../query/entities.js';
+import { layoutBlock } from './entities.js';
 import { currentMeter } from '../budgets.js';
 import { defineOp } from './types.js';
 import { MODIFY, handleField, pathSize, pickOn, target, xy } from './modify-common.js';
@@ -23,19 +25,20 @@ import { MODIFY, handleField, pathSize, pickOn, target, xy } from './modify-comm
 const edgeInput = {
   handle: handleField.optional(),
   point: xy.optional().describe('(a point on the entity: trim removes the piece nearest it, extend grows the end nearest it)'),
-  fence: z.array(xy).optional().describe('(instead of handle and point: AutoCAD\'s Fence, every entity the line through these points crosses, at each crossing; a crossing window is its four sides from the first corner)'),
+  fence: z.array(xy).optional().describe('(not with handle/point: AutoCAD\'s Fence, each entity these points\' line crosses, at each crossing; Crossing: a window\'s sides)'),
+  layout: z.string().optional().describe('(fence layout; default Model)'),
   edges: z.array(handleField).optional().describe('(boundary handles; default: every visible entity)'),
   extended_edges: z.boolean().optional().describe('(AutoCAD\'s EDGEMODE 1: edges count as extended, lines as rays, arcs as circles)'),
 };
 
-type EdgeInput = { handle?: string | undefined; point?: P | undefined; fence?: P[] | undefined; edges?: string[] | undefined; extended_edges?: boolean | undefined };
+type EdgeInput = { handle?: string | undefined; point?: P | undefined; fence?: P[] | undefined; layout?: string | undefined; edges?: string[] | undefined; extended_edges?: boolean | undefined };
 
 export const trimOp = defineOp({
   name: 'trim',
-  summary: 'Cuts off the piece at `point` between `edges`, or each one `fence` crosses (the piece of a curve nearest `point` between its intersections with `edges`; a Line, Arc, Circle, Ellipse, LWPolyline, 2D Polyline or Spline; edges: every visible entity when absent); a circle becomes an arc, a piece from the middle leaves two entities.',
+  summary: 'Cuts away the piece at `point` between `edges`, or each `fence` crosses (the piece of a curve nearest `point` between its intersections with `edges`; a Line, Arc, Circle, Ellipse, LWPolyline, 2D Polyline or Spline; edges: every visible entity when absent); a circle becomes an arc, a piece from the middle leaves two entities.',
   input: z.object(edgeInput),
   ...MODIFY,
-  errors: ['entity_absent', 'wrong_type', 'no_intersection', 'unsupported_plane', 'invalid_request'],
+  errors: ['entity_absent', 'wrong_type', 'no_intersection', 'unsupported_plane', 'invalid_request', 'unknown_layout'],
   example: { handle: '2F', point: [5, 0] },
   handler: (ctx, input) => edgeEdit(ctx.tx!, ctx.store!, 'trim', input as EdgeInput),
 });
@@ -53,7 +56,7 @@ function edgeEdit(tx: Transaction, store: DocStore, op: 'trim' | 'extend', input
   if (input.fence) {
     if (input.fence.length < 2) throw new OpError('invalid_request', `${op}: a fence has two points or more`);
     if (input.handle !== undefined || input.point !== undefined) throw new OpError('invalid_request', `${op}: give either \`fence\` or \`handle\` and \`point\``);
-    return fenceEdit(tx, store, op, input.fence, input.edges, ext);
+    return fenceEdit(tx, store, op, input.fence, input.edges, ext, input.layout);
   }
   if (input.handle === undefined || input.point === undefined) throw new OpError('invalid_request', `${op}: give \`handle\` and \`point\` (or \`fence\`)`);
   return op === 'trim' ? trim(tx, store, input.handle, input.point, input.edges, ext) : extend(tx, store, input.handle, input.point, input.edges, ext);
@@ -67,7 +70,11 @@ const TRIMMABLE = new Set(['LINE', 'ARC', 'CIRCLE', 'ELLIPSE', 'LWPOLYLINE', 'PO
  * earlier crossing already removed is passed over; a crossed entity that meets no edge stays as
  * it is. Everything is one transaction, one undo step.
  */
-function fenceEdit(tx: Transaction, store: DocStore, op: 'trim' | 'extend', fence: P[], edges: string[] | undefined, ext: boolean) {
+function fenceEdit(tx: Transaction, store: DocStore, op: 'trim' | 'extend', fence: P[], edges: string[] | undefined, ext: boolean, layout?: string) {
+  // model space through its index; a paper-space layout's few entities by their boxes
+  const paper = layout !== undefined && layout.toLowerCase() !== 'model' ? layoutBlock(tx.doc, layout) : null;
+  const near = (x0: number, y0: number, x1: number, y1: number): Iterable<{ handle: string }> =>
+    paper === null ? store.index.search(x0, y0, x1, y1) : (queryEntities(store, { bounds: [x0, y0, x1, y1], bounds_mode: 'intersects', limit: 1e9, layout, detail: 'summary' }).entities as { handle: string }[]);
   // a fence across a large drawing crosses many entities, each an edit: the request's deadline
   // stops it between them (the transaction then changes nothing)
   const meter = currentMeter();
@@ -78,7 +85,7 @@ function fenceEdit(tx: Transaction, store: DocStore, op: 'trim' | 'extend', fenc
     const seg: Seg = { k: 'line', a, b };
     const pad = 1e-9 * Math.max(1, dist(a, b));
     const here: { handle: string; p: P; t: number }[] = [];
-    for (const it of store.index.search(Math.min(a[0], b[0]) - pad, Math.min(a[1], b[1]) - pad, Math.max(a[0], b[0]) + pad, Math.max(a[1], b[1]) + pad)) {
+    for (const it of near(Math.min(a[0], b[0]) - pad, Math.min(a[1], b[1]) - pad, Math.max(a[0], b[0]) + pad, Math.max(a[1], b[1]) + pad)) {
       meter.tick();
       const e = tx.doc.get(it.handle) as Entity | undefined;
       if (!e || !TRIMMABLE.has(e.type) || !visibleEntity(store, e)) continue;
@@ -161,10 +168,10 @@ export function trim(tx: Transaction, store: DocStore, handle: string, q: P, edg
 
 export const extendOp = defineOp({
   name: 'extend',
-  summary: 'Grows the end nearest `point` or `fence` to the next of `edges` (the first of `edges` it meets; of a Line, Arc, open LWPolyline or 2D Polyline, its end segment; edges: every visible entity when absent).',
+  summary: 'Grows the end nearest `point` or `fence` to the next edge (the first of `edges` it meets; of a Line, Arc, open LWPolyline or 2D Polyline, its end segment; edges: every visible entity when absent).',
   input: z.object(edgeInput),
   ...MODIFY,
-  errors: ['entity_absent', 'wrong_type', 'no_boundary', 'unsupported_plane', 'invalid_request'],
+  errors: ['entity_absent', 'wrong_type', 'no_boundary', 'unsupported_plane', 'invalid_request', 'unknown_layout'],
   example: { handle: '2F', point: [9, 0] },
   handler: (ctx, input) => edgeEdit(ctx.tx!, ctx.store!, 'extend', input as EdgeInput),
 });
