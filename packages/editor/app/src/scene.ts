@@ -590,18 +590,9 @@ export class Scene {
     }
     // text
     uniforms(p.glyph);
-    gl.activeTexture(gl.TEXTURE0);
-    gl.bindTexture(gl.TEXTURE_2D, atlasTex);
-    gl.uniform1i(p.glyph.uni.u_atlas!, 0);
-    gl.uniform1f(p.glyph.uni.u_minpx!, 1.5);
-    gl.enable(gl.BLEND);
-    gl.blendFunc(gl.SRC_ALPHA, gl.ONE_MINUS_SRC_ALPHA);
-    const s = GLYPH_FLOATS * 4;
+    glyphState(gl, p, atlasTex);
     for (const b of [this.batches.glyph, this.dyn.glyph]) this.runs(b, p, v, (start, count) => {
-      attr(gl, p.glyph.loc.a_pos!, b.geo.buf, 2, gl.FLOAT, false, s, 0, 0);
-      attr(gl, p.glyph.loc.a_uv!, b.geo.buf, 2, gl.FLOAT, false, s, 8, 0);
-      attr(gl, p.glyph.loc.a_em!, b.geo.buf, 1, gl.FLOAT, false, s, 16, 0);
-      attr(gl, p.glyph.loc.a_color!, b.geo.buf, 4, gl.UNSIGNED_BYTE, true, s, 20, 0);
+      glyphAttrs(gl, p, b.geo.buf);
       attr(gl, p.glyph.loc.a_flag!, b.flags.buf, 1, gl.UNSIGNED_BYTE, false, 0, 0, 0);
       gl.drawArrays(gl.TRIANGLES, start * 6, count * 6);
     });
@@ -694,19 +685,10 @@ export class Scene {
     }
     if (el.glyph.length) {
       this.uniforms(p.glyph, v);
-      gl.activeTexture(gl.TEXTURE0);
-      gl.bindTexture(gl.TEXTURE_2D, atlasTex);
-      gl.uniform1i(p.glyph.uni.u_atlas!, 0);
-      gl.uniform1f(p.glyph.uni.u_minpx!, 1.5);
-      gl.enable(gl.BLEND);
-      gl.blendFunc(gl.SRC_ALPHA, gl.ONE_MINUS_SRC_ALPHA);
-      const s = GLYPH_FLOATS * 4;
+      glyphState(gl, p, atlasTex);
       for (const [b, start, count, clip] of el.glyph) {
         clipTo(clip, p.glyph);
-        attr(gl, p.glyph.loc.a_pos!, b.geo.buf, 2, gl.FLOAT, false, s, 0, 0);
-        attr(gl, p.glyph.loc.a_uv!, b.geo.buf, 2, gl.FLOAT, false, s, 8, 0);
-        attr(gl, p.glyph.loc.a_em!, b.geo.buf, 1, gl.FLOAT, false, s, 16, 0);
-        attr(gl, p.glyph.loc.a_color!, b.geo.buf, 4, gl.UNSIGNED_BYTE, true, s, 20, 0);
+        glyphAttrs(gl, p, b.geo.buf);
         hover(p.glyph.loc.a_flag);
         gl.drawArrays(gl.TRIANGLES, start * 6, count * 6);
       }
@@ -786,4 +768,23 @@ function textClips(texts: TextRec[], ent: Uint32Array): Int16Array | null {
   let k = 0;
   for (const t of texts) for (let i = 0; i < [...t.text].length; i++) out[k++] = t.clip;
   return out;
+}
+
+/** The glyph program's atlas, its minimum pixel size and alpha blending (text of the drawing and of the hover). */
+function glyphState(gl: WebGL2RenderingContext, p: Programs, atlasTex: WebGLTexture): void {
+  gl.activeTexture(gl.TEXTURE0);
+  gl.bindTexture(gl.TEXTURE_2D, atlasTex);
+  gl.uniform1i(p.glyph.uni.u_atlas!, 0);
+  gl.uniform1f(p.glyph.uni.u_minpx!, 1.5);
+  gl.enable(gl.BLEND);
+  gl.blendFunc(gl.SRC_ALPHA, gl.ONE_MINUS_SRC_ALPHA);
+}
+
+/** A glyph batch's position, atlas coordinates, em size and colour, interleaved in one buffer. */
+function glyphAttrs(gl: WebGL2RenderingContext, p: Programs, buf: WebGLBuffer): void {
+  const s = GLYPH_FLOATS * 4;
+  attr(gl, p.glyph.loc.a_pos!, buf, 2, gl.FLOAT, false, s, 0, 0);
+  attr(gl, p.glyph.loc.a_uv!, buf, 2, gl.FLOAT, false, s, 8, 0);
+  attr(gl, p.glyph.loc.a_em!, buf, 1, gl.FLOAT, false, s, 16, 0);
+  attr(gl, p.glyph.loc.a_color!, buf, 4, gl.UNSIGNED_BYTE, true, s, 20, 0);
 }

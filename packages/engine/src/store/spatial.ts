@@ -289,16 +289,9 @@ export class SpatialIndex {
       if (it.maxY > maxY) maxY = it.maxY;
     }
     // replaced only now: a `boxOf` that throws (a request past its deadline) leaves the index as it was
-    this.tree.clear();
-    this.byHandle.clear();
-    this.unkeyed = null;
-    this.keyed = 0;
-    this.building = null;
-    this.built = 0;
-    this.loadedExtents = null;
+    this.emptied();
     this.later = null;
     this.flat = null;
-    this.made = [];
     this.tree.load(batch);
     for (const it of batch) this.byHandle.set(it.handle, it);
   }
@@ -337,17 +330,23 @@ export class SpatialIndex {
       if (y1! > maxY) maxY = y1!;
     }
     // replaced only now: a `boxOf` that throws (a request past its deadline) leaves the index as it was
+    this.emptied();
+    this.loadedExtents = n ? { min: [minX, minY], max: [maxX, maxY] } : null;
+    // a model space's handles are unique, so they are keyed later (see `items`)
+    this.flat = { n, boxes, ords, handles, missing };
+    this.finishLater(laterAfterMs);
+  }
+
+  /** The tree, the handle map and the deferred building emptied (before a new load). */
+  private emptied(): void {
     this.tree.clear();
     this.byHandle.clear();
     this.unkeyed = null;
     this.keyed = 0;
     this.building = null;
     this.built = 0;
-    this.loadedExtents = n ? { min: [minX, minY], max: [maxX, maxY] } : null;
-    // a model space's handles are unique, so they are keyed later (see `items`)
-    this.flat = { n, boxes, ords, handles, missing };
+    this.loadedExtents = null;
     this.made = [];
-    this.finishLater(laterAfterMs);
   }
 
   /**
