@@ -136,7 +136,7 @@ describe('lazy entities', () => {
     expect(doc2.hasLazyRecords).toBe(false);
   });
 
-  it('peekGeometry gives the box attributes of plain LINE, POINT, CIRCLE, ARC, LWPOLYLINE and TEXT records from their bytes alone: the eager box', () => {
+  it('peekGeometry gives the box attributes of plain LINE, POINT, CIRCLE, ARC, LWPOLYLINE, TEXT and INSERT records from their bytes alone: the eager box', () => {
     const doc = newDocument();
     const add = (type: string, attrs: Record<string, unknown>): void => void doc.addEntity({ kind: 'entity', type, handle: '', owner: '', attrs: { layer: '0', ...attrs } });
     add('LINE', { start: [1.5, -2, 3], end: [-4, 5.25, 0], thickness: 2, extrusion: [0, 0, -1] });
@@ -150,6 +150,11 @@ describe('lazy entities', () => {
     add('TEXT', { insert: [1, 1, 0], height: 2.5, text: 'T%%c1\\U+00E9' });
     add('TEXT', { insert: [1, 1, 2], height: 2, text: 'Größe', rotation: 30, width: 0.8, oblique: 15, text_generation_flag: 2, halign: 1, valign: 2, align_point: [5, 6, 2], extrusion: [0, 0.6, 0.8] });
     add('TEXT', { insert: [1, 1, 0], height: 2, text: 'fit', halign: 5, align_point: [9, 4, 0] });
+    const blk = doc.addBlock('MARK', [1, 1, 0]);
+    doc.addEntity({ kind: 'entity', type: 'ARC', handle: '', owner: '', attrs: { layer: '0', center: [2, 1, 0], radius: 1, start_angle: 20, end_angle: 250 } }, blk.name);
+    doc.addEntity({ kind: 'entity', type: 'LINE', handle: '', owner: '', attrs: { layer: '0', start: [0, 0, 0], end: [3, 4, 0] } }, blk.name);
+    add('INSERT', { name: 'MARK', insert: [10, 5, 0], xscale: 2, yscale: -1.5, rotation: 33 });
+    add('INSERT', { name: 'MARK', insert: [10, 5, 1], extrusion: [0, 0.6, 0.8], zscale: 3 });
     // what the reading of bytes alone leaves to `peek`: a tilted polyline, another type
     add('LWPOLYLINE', { flags: 0, points: [[0, 0, 0, 0, 0], [1, 1, 0, 0, 0]], extrusion: [0, 1, 0] });
     add('MTEXT', { insert: [1, 1, 0], height: 2.5, text: 'M' });
@@ -158,7 +163,7 @@ describe('lazy entities', () => {
     const lazy = readDxfSync(bytes, { lazy: true });
     const eager = readDxfSync(bytes);
     const got = model(lazy).map((e) => (e as LazyEntity).peekGeometry());
-    expect(got.map((g) => g !== null)).toEqual([true, true, true, true, true, true, true, true, true, true, true, false, false, true]);
+    expect(got.map((g) => g !== null)).toEqual([true, true, true, true, true, true, true, true, true, true, true, true, true, false, false, true]);
     model(eager).forEach((e, i) => {
       const g = got[i];
       if (g) expect(boundingBox(g, lazy), `${e.type} ${i}`).toEqual(boundingBox(e, eager));

@@ -93,6 +93,8 @@ function fillRecord(src: LazySource, start: number, end: number): RecordBuffer {
 /** The subclass marker the box attributes of a type follow (`LazyEntity.peekGeometry`). */
 const GEOMETRY_MARKER: Record<string, string> = {
   LINE: 'AcDbLine', POINT: 'AcDbPoint', CIRCLE: 'AcDbCircle', ARC: 'AcDbCircle', LWPOLYLINE: 'AcDbPolyline', TEXT: 'AcDbText',
+  // (a MINSERT's AcDbMInsertBlock is not found: decoded whole)
+  INSERT: 'AcDbBlockReference',
 };
 
 // what a code of the box's subclass is (GEOMETRY_CODES): a point, a number, an integer, a string,
@@ -121,6 +123,11 @@ const GEOMETRY_CODES: Record<string, CodeTable> = {
     [72, [INT, 'halign']], [11, [VEC, 'align_point']], [210, [VEC, 'extrusion']], [38, [SKIP, '']],
   ]),
 };
+GEOMETRY_CODES.INSERT = new Map([
+  [66, [INT, 'attribs_follow']], [2, [STR, 'name']], [10, [VEC, 'insert']], [41, [NUM, 'xscale']], [42, [NUM, 'yscale']],
+  [43, [NUM, 'zscale']], [50, [NUM, 'rotation']], [70, [INT, 'column_count']], [71, [INT, 'row_count']],
+  [44, [NUM, 'column_spacing']], [45, [NUM, 'row_spacing']], [210, [VEC, 'extrusion']], [38, [NUM, 'elevation']],
+]);
 GEOMETRY_CODES.ARC = GEOMETRY_CODES.CIRCLE!;
 /** What follows a second marker: ARC's AcDbArc, TEXT's second AcDbText. */
 const SECOND: Record<string, [marker: string, codes: CodeTable]> = {
@@ -129,7 +136,7 @@ const SECOND: Record<string, [marker: string, codes: CodeTable]> = {
 };
 
 /**
- * The attributes a box of LINE, POINT, CIRCLE, ARC, LWPOLYLINE or TEXT is made of, read from a record's
+ * The attributes a box of LINE, POINT, CIRCLE, ARC, LWPOLYLINE, TEXT or INSERT is made of, read from a record's
  * tags as `decodeRecord` reads them (the same numbers, the same defaults left to the box code);
  * null when the record holds anything the declarations would read otherwise than this plain
  * reading does (an unknown, repeated or unusable value in the subclass, a vertex z, a tilted
@@ -275,7 +282,7 @@ export class LazyEntity implements Entity {
   }
 
   /**
-   * For a LINE, POINT, CIRCLE, ARC, LWPOLYLINE or TEXT never decoded: a plain record holding only what
+   * For a LINE, POINT, CIRCLE, ARC, LWPOLYLINE, TEXT or INSERT never decoded: a plain record holding only what
    * its box is made of (`boundingBox` gives it the box of the whole record), read from the bytes
    * without decoding the rest, and not kept. Null for any other entity or record (see
    * `geometryAttrs`): `peek` then.
@@ -287,7 +294,10 @@ export class LazyEntity implements Entity {
     const attrs = geometryAttrs(this.#type, buf);
     buf.bytes = EMPTY;
     if (attrs === null) return null;
-    return { kind: 'entity', type: this.type, handle: this.handle, owner: this.owner, attrs };
+    const e: Entity = { kind: 'entity', type: this.type, handle: this.handle, owner: this.owner, attrs };
+    // an INSERT's ATTRIBs are boxed with it
+    if (this.children !== undefined) e.children = this.children;
+    return e;
   }
 
   /**
