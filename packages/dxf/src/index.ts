@@ -6,7 +6,7 @@ export { DxfDocument, entityTree, isModelSpaceName, isPaperSpaceName, isActivePa
 export { registerDef, getDef, declaredTypes } from './defs/registry.js';
 export { dictEntries, type DictEntry } from './defs/objects.js';
 export { readDxf, readDxfSync, type ReadOptions } from './reader/read.js';
-export { LazyEntity, materializeLazy, plainEntity } from './reader/lazy-entity.js';
+export { LazyEntity, LazyMaterializer, materializeLazy, plainEntity } from './reader/lazy-entity.js';
 export { writeDxf, writeDxfWithResult, writeDxfChunks, saveDxf, saveDxfSync, writesBinary, type WriteOptions, type WriteResult } from './writer/write.js';
 export { writeFileAtomicSync, writeAll, removeStaleTempFiles } from './writer/atomic-file.js';
 export { ACI_RGB, nearestAci } from './convert/colors.js';

@@ -6,8 +6,8 @@ export type {
   Tag, Vec2, Vec3, DxfVersion, AttrKind, AttrValue, AttrDef, XDataGroup, AppDataGroup, DxfRecord, Entity,
   TableEntry, TableName, Table, Block, DxfObject, Diagnostic, DocumentApi,
 } from '@linework/dxf';
-export type { Primitive, R12Drawer, R12Drawn } from '@linework/dxf';
-export { BoxMemo, LazyEntity, plainEntity, ACI_RGB, nearestAci, DXF_VERSIONS, RELEASE_NAMES, flatten, getDef, mapHandleRefs, isReferenceCode } from '@linework/dxf';
+export type { LazyMaterializer, Primitive, R12Drawer, R12Drawn } from '@linework/dxf';
+export { BoxMemo, LazyEntity, ACI_RGB, nearestAci, DXF_VERSIONS, RELEASE_NAMES, flatten, getDef, mapHandleRefs, isReferenceCode } from '@linework/dxf';
 // work budgets (budgets.ts): what expanding a block reference costs, counted before expanding
 export { BudgetError, GEOMETRY_LIMITS, setGeometryLimits, referenceExpansion, blockExpansion, insertCells } from '@linework/dxf';
 import type { AttrDef, BoxMemo, DocumentApi, DxfVersion, Entity, Primitive, R12Drawer, Vec3 } from '@linework/dxf';
@@ -18,7 +18,7 @@ import {
   entityGeometry, flatten as dxfFlatten, flattenPrim as dxfFlattenPrim,
   distanceToPoint as dxfDistanceToPoint, intersections as dxfIntersections, mirrorEntity, moveEntity,
   convert as dxfConvert, newDocument as dxfNewDocument, readDrawing as dxfReadDrawing, readDxf as dxfReadDxf, rotateEntity, saveDxf as dxfSaveDxf, scaleEntity,
-  writeDxf as dxfWriteDxf, type DxfDocument,
+  writeDxf as dxfWriteDxf, LazyMaterializer, type DxfDocument,
 } from '@linework/dxf';
 
 export interface Box3 { min: number[]; max: number[] }
@@ -51,6 +51,8 @@ export interface DxfFunctions {
   readDxf(path: string, lazy?: boolean): Promise<DocumentApi>;
   /** The same from bytes (a drawing held in memory). */
   readDxfBytes(bytes: Uint8Array): Promise<DocumentApi>;
+  /** What makes a lazily read drawing's entities plain records, a step at a time (store/lazy.ts). */
+  materializer(doc: DocumentApi): LazyMaterializer;
   writeDxf(doc: DocumentApi): Uint8Array;
   /** `binary` undefined: the form the drawing was read in. */
   saveDxf(doc: DocumentApi, path: string, version?: string, binary?: boolean): Promise<SaveReport>;
@@ -78,6 +80,7 @@ export const dxf: DxfFunctions = {
   // DWG goes through a converter into the same reader (packages/dxf/src/dwg)
   readDxf: async (path, lazy) => dxfReadDrawing(path, { assignHandles: true, standardSymbols: true, ...(lazy ? { lazy: true } : {}) }),
   readDxfBytes: async (bytes) => dxfReadDxf(bytes, { assignHandles: true, standardSymbols: true }),
+  materializer: (d) => new LazyMaterializer(d as DxfDocument),
   writeDxf: (d) => dxfWriteDxf(d as DxfDocument),
   saveDxf: async (d, path, version, binary) => {
     // saving as R12 draws what R12 has no type for with the renderer (loaded when a version is asked)

@@ -13,6 +13,7 @@
 // first two tags, where every decoding path takes them from.
 import { decodeRecord } from '../codec/decode.js';
 import { compiledDef } from '../codec/compiled-def.js';
+import type { Block } from '../document-api.js';
 import type { DxfDocument } from '../document.js';
 import { isDefaultExtrusion } from '../geometry/vec.js';
 import { decodeUnicodeEscapes, type ValueDecoder } from '../tags/encoding.js';
@@ -411,19 +412,58 @@ function plain(e: Entity): Entity {
 }
 
 /**
+ * Replaces the lazy entities of a drawing by plain records with the same content (re-indexed by
+ * handle), up to `n` entities a step: a whole drawing at once (`materializeLazy`), or a slice at a
+ * time between requests (the engine, after an open: packages/engine/src/store/lazy.ts).
+ */
+export class LazyMaterializer {
+  private readonly blocks: Block[];
+  private block = 0;
+  private at = 0;
+
+  constructor(private readonly doc: DxfDocument) {
+    this.blocks = [...doc.blocks.values()];
+  }
+
+  get done(): boolean {
+    return this.block >= this.blocks.length;
+  }
+
+  /** Makes up to `n` entities plain; true when none is left. */
+  step(n: number): boolean {
+    let left = n;
+    while (left > 0 && this.block < this.blocks.length) {
+      const list = this.blocks[this.block]!.entities;
+      const end = Math.min(list.length, this.at + left);
+      for (let i = this.at; i < end; i++) {
+        const e = list[i]!;
+        const p = plainEntity(e);
+        if (p === e) continue;
+        list[i] = p;
+        reindex(this.doc, p);
+      }
+      left -= end - this.at;
+      this.at = end;
+      if (this.at >= list.length) {
+        this.block++;
+        this.at = 0;
+      }
+    }
+    if (this.done) this.doc.hasLazyRecords = false;
+    return this.done;
+  }
+}
+
+function reindex(doc: DxfDocument, e: Entity): void {
+  if (e.handle && doc.get(e.handle) !== e) doc.replaceIndexed(e);
+  if (e.children) for (const c of e.children) reindex(doc, c);
+  if (e.seqend) reindex(doc, e.seqend);
+}
+
+/**
  * Replaces every lazy entity of `doc` by a plain record with the same content (and re-indexes it),
  * for code that copies records as data (spread, structuredClone), which accessors do not survive.
  */
 export function materializeLazy(doc: DxfDocument): void {
-  if (!doc.hasLazyRecords) return;
-  for (const b of doc.blocks.values()) {
-    for (let i = 0; i < b.entities.length; i++) b.entities[i] = plain(b.entities[i]!);
-  }
-  const reindex = (e: Entity): void => {
-    if (e.handle && doc.get(e.handle) !== e) doc.replaceIndexed(e);
-    for (const c of e.children ?? []) reindex(c);
-    if (e.seqend) reindex(e.seqend);
-  };
-  for (const b of doc.blocks.values()) for (const e of b.entities) reindex(e);
-  doc.hasLazyRecords = false;
+  if (doc.hasLazyRecords) new LazyMaterializer(doc).step(Infinity);
 }

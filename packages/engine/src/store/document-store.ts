@@ -16,7 +16,8 @@ import {
 import { SpatialIndex } from './spatial.js';
 import { OpError } from '../protocol.js';
 import { DrawnBoxes, drawnBox } from './drawn-box.js';
-import { Materializer, hasLazyRecords } from './lazy.js';
+import { hasLazyRecords } from './lazy.js';
+import type { LazyMaterializer } from '../dxf.js';
 
 /** Milliseconds of making entities plain records in one turn of the event loop (after an open). */
 const PLAIN_SLICE_MS = 15;
@@ -90,7 +91,7 @@ export class DocStore {
   /** Boxes computed by the range check of a commit, reused by the index refresh that follows. */
   private checkedBoxes = new Map<string, { min: number[]; max: number[] } | null>();
   /** What is left of making an opened drawing's lazy entities plain records (store/lazy.ts). */
-  private materializer: Materializer | null = null;
+  private materializer: LazyMaterializer | null = null;
 
   constructor(
     readonly id: number,
@@ -100,7 +101,7 @@ export class DocStore {
   ) {
     this.msName = doc.modelSpace().name;
     this.rebuildIndex(OPEN_LATER_MS);
-    if (hasLazyRecords(doc)) this.materializeLater(new Materializer(doc));
+    if (hasLazyRecords(doc)) this.materializeLater(dxf.materializer(doc));
   }
 
   /** Whether entities kept as their bytes are left (made plain records in slices after the open). */
@@ -121,7 +122,7 @@ export class DocStore {
    * spatial index's slices are done: one kind of slice at a time delays a request (the editor's
    * display stream waits for the event loop between its writes) by one slice, not two.
    */
-  private materializeLater(m: Materializer): void {
+  private materializeLater(m: LazyMaterializer): void {
     this.materializer = m;
     const step = (): void => {
       if (this.materializer !== m) return;

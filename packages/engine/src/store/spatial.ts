@@ -275,18 +275,12 @@ export class SpatialIndex {
       return;
     }
     const batch: SpatialItem[] = [];
-    let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
     for (const x of list) {
       const box = boxOf(x);
       if (!box) continue;
       const handle = handleOf(x);
       const it = toItem(handle, box, this.ord(handle));
-      if (!it) continue;
-      batch.push(it);
-      if (it.minX < minX) minX = it.minX;
-      if (it.minY < minY) minY = it.minY;
-      if (it.maxX > maxX) maxX = it.maxX;
-      if (it.maxY > maxY) maxY = it.maxY;
+      if (it) batch.push(it);
     }
     // replaced only now: a `boxOf` that throws (a request past its deadline) leaves the index as it was
     this.emptied();
