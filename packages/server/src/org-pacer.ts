@@ -55,8 +55,6 @@ export class BackgroundPacer {
   private readonly tickMs: number;
   private readonly now: () => number;
   private readonly onExit = (): void => this.resumeAll();
-  /** Stops and resumes made, for the log and the tests. */
-  stops = 0;
 
   constructor(options: PacerOptions = {}) {
     this.periodMs = options.periodMs ?? PACE_PERIOD_MS;
@@ -133,7 +131,6 @@ export class BackgroundPacer {
         continue;
       }
       p.stopped = stop;
-      if (stop) this.stops++;
     }
     this.forget(now);
     if (this.paced.size === 0) this.idle();
