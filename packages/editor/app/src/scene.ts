@@ -577,10 +577,8 @@ export class Scene {
       uniforms(p.quad);
       gl.uniform1f(p.quad.uni.u_lwpx!, v.pxPerMm / 100);
       for (const b of [this.batches.seg, this.dyn.seg]) this.runs(b, p, v, (start, count) => {
-        attr(gl, p.quad.loc.a_seg!, b.geo.buf, 4, gl.FLOAT, false, 16, start * 16);
-        attr(gl, p.quad.loc.a_color!, b.color.buf, 4, gl.UNSIGNED_BYTE, true, 8, start * 8);
+        quadAttrs(gl, p.quad, b, start);
         attr(gl, p.quad.loc.a_flag!, b.flags.buf, 1, gl.UNSIGNED_BYTE, false, 2, start * 2);
-        attr(gl, p.quad.loc.a_lw!, b.lw!.buf, 1, gl.UNSIGNED_BYTE, false, 1, start);
         gl.drawArraysInstanced(gl.TRIANGLE_STRIP, 0, 4, count);
       });
       for (let i = 0; i < 8; i++) {
@@ -672,10 +670,8 @@ export class Scene {
       gl.uniform1f(q.uni.u_lwpx!, v.pxPerMm / 100);
       for (const [b, start, count, clip] of el.seg) {
         clipTo(clip, q);
-        attr(gl, q.loc.a_seg!, b.geo.buf, 4, gl.FLOAT, false, 16, start * 16);
-        attr(gl, q.loc.a_color!, b.color.buf, 4, gl.UNSIGNED_BYTE, true, 8, start * 8);
+        quadAttrs(gl, q, b, start);
         hover(q.loc.a_flag);
-        attr(gl, q.loc.a_lw!, b.lw!.buf, 1, gl.UNSIGNED_BYTE, false, 1, start);
         gl.drawArraysInstanced(gl.TRIANGLE_STRIP, 0, 4, count);
       }
       for (let i = 0; i < 8; i++) {
@@ -787,4 +783,11 @@ function glyphAttrs(gl: WebGL2RenderingContext, p: Programs, buf: WebGLBuffer): 
   attr(gl, p.glyph.loc.a_uv!, buf, 2, gl.FLOAT, false, s, 8, 0);
   attr(gl, p.glyph.loc.a_em!, buf, 1, gl.FLOAT, false, s, 16, 0);
   attr(gl, p.glyph.loc.a_color!, buf, 4, gl.UNSIGNED_BYTE, true, s, 20, 0);
+}
+
+/** A lineweight quad's segment, colour and lineweight, one instance per segment from `start` (the flag is the caller's). */
+function quadAttrs(gl: WebGL2RenderingContext, prog: Programs['quad'], b: Batch, start: number): void {
+  attr(gl, prog.loc.a_seg!, b.geo.buf, 4, gl.FLOAT, false, 16, start * 16);
+  attr(gl, prog.loc.a_color!, b.color.buf, 4, gl.UNSIGNED_BYTE, true, 8, start * 8);
+  attr(gl, prog.loc.a_lw!, b.lw!.buf, 1, gl.UNSIGNED_BYTE, false, 1, start);
 }
