@@ -195,6 +195,26 @@ describe('lazy entities', () => {
     expect(canonical(plainEntity(first))).toEqual(canonical(model(eager)[0]));
   });
 
+  it('materializeLazy re-indexes the lazy children of a parent that was read plain', () => {
+    const doc = newDocument();
+    doc.addBlock('TAG', [0, 0, 0]);
+    const ins = doc.addEntity({ kind: 'entity', type: 'INSERT', handle: '', owner: '', attrs: { layer: '0', name: 'TAG', insert: [0, 0, 0], attribs_follow: 1 } });
+    ins.children = [{ kind: 'entity', type: 'ATTRIB', handle: doc.newHandle(), owner: ins.handle, attrs: { layer: '0', tag: 'A', text: 'x', insert: [0, 0, 0], height: 1 } }];
+    ins.seqend = { kind: 'entity', type: 'SEQEND', handle: doc.newHandle(), owner: ins.handle, attrs: { layer: '0' } };
+    const text = writeDxf(doc).toString('latin1');
+    // a comment in the INSERT's record alone: the INSERT is read plain, its ATTRIB and SEQEND lazily
+    const at = text.indexOf('\nINSERT\n') + '\nINSERT\n'.length;
+    const lazy = readDxfSync(Buffer.from(text.slice(0, at) + '999\nnote\n' + text.slice(at), 'latin1'), { lazy: true });
+    const parent = model(lazy).find((e) => e.type === 'INSERT')!;
+    expect(parent).not.toBeInstanceOf(LazyEntity);
+    expect(parent.children![0]).toBeInstanceOf(LazyEntity);
+    materializeLazy(lazy);
+    const child = parent.children![0]!;
+    expect(child).not.toBeInstanceOf(LazyEntity);
+    expect(lazy.get(child.handle)).toBe(child);
+    expect(lazy.get(parent.seqend!.handle)).toBe(parent.seqend);
+  });
+
   // reported as skipped, not passed, when the corpus is not there
   it.runIf(!!process.env.LINEWORK_DXF_CORPUS)('the corpus: every box peekGeometry allows is the eager box, every layer peekLayer reads the eager layer (LINEWORK_DXF_CORPUS)', () => {
     const dir = process.env.LINEWORK_DXF_CORPUS!;

@@ -400,8 +400,12 @@ export class LazyEntity implements Entity {
 
 /** A plain record with the content of `e` (itself when it holds nothing lazy; lazy children made plain too). */
 export function plainEntity(e: Entity): Entity {
-  if (!(e instanceof LazyEntity) && !e.children?.some((c) => c instanceof LazyEntity) && !(e.seqend instanceof LazyEntity)) return e;
-  return plain(e);
+  return holdsLazy(e) ? plain(e) : e;
+}
+
+/** Whether the entity, its children or its SEQEND are kept as their bytes. */
+function holdsLazy(e: Entity): boolean {
+  return e instanceof LazyEntity || e.seqend instanceof LazyEntity || (e.children?.some((c) => c instanceof LazyEntity) ?? false);
 }
 
 function plain(e: Entity): Entity {
@@ -437,8 +441,9 @@ export class LazyMaterializer {
       const end = Math.min(list.length, this.at + left);
       for (let i = this.at; i < end; i++) {
         const e = list[i]!;
-        const p = plainEntity(e);
-        if (p === e) continue;
+        // (a plain parent of lazy children stays the same record: its children are re-indexed)
+        if (!holdsLazy(e)) continue;
+        const p = plain(e);
         list[i] = p;
         reindex(this.doc, p);
       }
