@@ -8,7 +8,8 @@ import { open } from 'node:fs/promises';
 import { Transform } from 'node:stream';
 import { isModelSpaceName, isPaperSpaceName, type DxfDocument } from './document.js';
 import { DxfError } from './errors.js';
-import { extents } from './geometry/bbox.js';
+import { addBBoxToBox, extents, toBBox } from './geometry/bbox.js';
+import { EntitySummary } from './reader/entity-summary.js';
 import { readDxf } from './reader/read.js';
 import { dwgRelease, dwgVersionOf } from './dwg/detect.js';
 import { RELEASE_NAMES, type DxfVersion } from './types.js';
@@ -84,7 +85,7 @@ async function isDwg(path: string): Promise<boolean> {
  * Reads a file, showing progress by bytes read when stderr is a terminal and the file is large.
  * DWG goes through a converter (no progress: the converter reads it whole).
  */
-async function readWithProgress(path: string, io: CommandIO): Promise<DxfDocument> {
+async function readWithProgress(path: string, io: CommandIO, summary?: EntitySummary): Promise<DxfDocument> {
   if (await isDwg(path)) return (await import('./dwg/read-dwg.js')).readDwg(path);
   const size = statSync(path).size;
   const progress = new Progress(io, 'reading', size > 8 * 1024 * 1024 ? size : 0);
@@ -92,7 +93,7 @@ async function readWithProgress(path: string, io: CommandIO): Promise<DxfDocumen
   // where a stream hands over a fresh megabyte per chunk)
   // Entities are kept as their bytes until read (info reads the geometry only; a conversion to the
   // same version copies them as they are)
-  if (!progress.shown) return readDxf(path, { lazy: true });
+  if (!progress.shown) return readDxf(path, { lazy: true, ...(summary ? { summary } : {}) });
   let read = 0;
   const counter = new Transform({
     transform(chunk: Buffer, _enc, done) {
@@ -102,7 +103,7 @@ async function readWithProgress(path: string, io: CommandIO): Promise<DxfDocumen
     },
   });
   try {
-    return await readDxf(createReadStream(path, { highWaterMark: 1 << 20 }).pipe(counter));
+    return await readDxf(createReadStream(path, { highWaterMark: 1 << 20 }).pipe(counter), summary ? { summary } : {});
   } finally {
     progress.end();
   }
@@ -130,7 +131,11 @@ function headerPoint(doc: DxfDocument, name: string): number[] | undefined {
   return Array.isArray(v) && v.every((n) => Number.isFinite(n)) ? v : undefined;
 }
 
-export function documentInfo(doc: DxfDocument, file: string): Info {
+/**
+ * What `info` says of a drawing; with `summary`, of the drawing read with that summary (the
+ * entities it counted are not in `doc`: see reader/entity-summary.ts).
+ */
+export function documentInfo(doc: DxfDocument, file: string, summary?: EntitySummary): Info {
   const countsByType: Record<string, number> = {};
   let entities = 0;
   for (const b of doc.blocks.values()) {
@@ -139,14 +144,23 @@ export function documentInfo(doc: DxfDocument, file: string): Info {
       entities++;
     }
   }
+  for (const [type, n] of summary?.countsByType() ?? []) {
+    countsByType[type] = (countsByType[type] ?? 0) + n;
+    entities += n;
+  }
   // (type names are ASCII: compared by code unit, without the collator localeCompare starts up)
   const sorted = Object.fromEntries(Object.entries(countsByType).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)));
   const layers = (doc.tables.get('LAYER')?.entries ?? []).map((e) => String(e.attrs.name ?? ''));
   const blocks = [...doc.blocks.values()].map((b) => b.name).filter((n) => !isModelSpaceName(n) && !isPaperSpaceName(n));
-  const layouts = doc.layouts().map((l) => ({ name: l.name, entities: l.block.entities.length }));
+  const layouts = doc.layouts().map((l) => ({ name: l.name, entities: l.block.entities.length + (summary?.countIn(l.block) ?? 0) }));
   let ext: Info['extents'] = null;
   let extentsSource: Info['extentsSource'] = 'none';
-  const box = extents(doc.modelSpace().entities, doc);
+  let box = extents(doc.modelSpace().entities, doc);
+  if (summary && summary.total > 0) {
+    const all = summary.modelBox.slice();
+    if (box) addBBoxToBox(all, box);
+    box = toBBox(all);
+  }
   if (box) {
     ext = { min: [...box.min], max: [...box.max] };
     extentsSource = 'geometry';
@@ -211,8 +225,15 @@ export async function infoCommand(args: string[], io: CommandIO): Promise<number
   }
   const file = files[0]!;
   try {
-    const doc = await readWithProgress(file, io);
-    const info = documentInfo(doc, file);
+    // most entities are counted as they are read, without a record; a drawing whose reading
+    // repaired anything is read again whole
+    let summary: EntitySummary | undefined = new EntitySummary();
+    let doc = await readWithProgress(file, io, summary);
+    if (!summary.trustworthy(doc)) {
+      summary = undefined;
+      doc = await readWithProgress(file, io);
+    }
+    const info = documentInfo(doc, file, summary);
     if (json) io.stdout.write(JSON.stringify(info, null, 2) + '\n');
     else printInfo(info, io.stdout);
     return 0;

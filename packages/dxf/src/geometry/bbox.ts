@@ -22,7 +22,8 @@ export interface BBox {
 
 const n = (v: unknown, d = 0): number => (typeof v === 'number' ? v : v === undefined || v === null ? d : Number(v) || d);
 
-function toBBox(b: BoxArray): BBox | null {
+/** The box an accumulated `BoxArray` holds; null when nothing was added. */
+export function toBBox(b: BoxArray): BBox | null {
   if (!(b[0]! <= b[3]!)) return null;
   return { min: [b[0]!, b[1]!, b[2]!], max: [b[3]!, b[4]!, b[5]!] };
 }
@@ -386,25 +387,28 @@ export class BoxMemo {
   }
 }
 
-/** The union of the boxes of entities (unbounded and empty ones skipped); null when none. */
-export function extents(entities: Iterable<Entity>, doc?: DocumentApi): BBox | null {
-  let minx = Infinity, miny = Infinity, minz = Infinity, maxx = -Infinity, maxy = -Infinity, maxz = -Infinity;
-  const memo = new BoxMemo();
+/** Grows `acc` by a box. */
+export function addBBoxToBox(acc: BoxArray, b: BBox): void {
+  addToBox(acc, b.min[0], b.min[1], b.min[2]);
+  addToBox(acc, b.max[0], b.max[1], b.max[2]);
+}
+
+/** Grows `acc` by the boxes of entities (unbounded and empty ones skipped). */
+export function addExtents(acc: BoxArray, entities: Iterable<Entity>, doc?: DocumentApi, memo = new BoxMemo()): void {
   for (const entity of entities) {
     // an entity kept as its bytes is decoded for this alone, not kept decoded (the simple types
     // read only what their box is made of)
     const e = entity instanceof LazyEntity ? (entity.peekGeometry() ?? entity.peek()) : entity;
     const b = boundingBox(e, doc, memo);
-    if (!b) continue;
-    if (b.min[0] < minx) minx = b.min[0];
-    if (b.min[1] < miny) miny = b.min[1];
-    if (b.min[2] < minz) minz = b.min[2];
-    if (b.max[0] > maxx) maxx = b.max[0];
-    if (b.max[1] > maxy) maxy = b.max[1];
-    if (b.max[2] > maxz) maxz = b.max[2];
+    if (b) addBBoxToBox(acc, b);
   }
-  if (!(minx <= maxx)) return null;
-  return { min: [minx, miny, minz], max: [maxx, maxy, maxz] };
+}
+
+/** The union of the boxes of entities (unbounded and empty ones skipped); null when none. */
+export function extents(entities: Iterable<Entity>, doc?: DocumentApi): BBox | null {
+  const acc = emptyBox();
+  addExtents(acc, entities, doc);
+  return toBBox(acc);
 }
 
 export { addToBox };

@@ -17,6 +17,7 @@ import {
 import { codecFor, decodeUnicodeEscapes, isKnownCodepage, isUnicodeVersion } from '../tags/encoding.js';
 import type { TagRecord } from '../tags/record-sink.js';
 import { ensureStandardSymbols } from '../template/standard-symbols.js';
+import type { EntitySummary } from './entity-summary.js';
 import { LazyEntity, type LazySource } from './lazy-entity.js';
 import type { TagScanner } from '../tags/source.js';
 import { DXF_VERSIONS, type CodecContext, type DxfRecord, type DxfVersion, type Entity, type Tag } from '../types.js';
@@ -38,6 +39,12 @@ export interface ReadOptions {
    * entities never decoded as their bytes. Default false.
    */
   lazy?: boolean;
+  /**
+   * Count and box the common entities of the ENTITIES section into this summary instead of
+   * keeping them (reader/entity-summary.ts): the document then lacks them. For `linework info`,
+   * which reads the file again without it when `summary.trustworthy(doc)` is false.
+   */
+  summary?: EntitySummary;
 }
 
 /** At most this many diagnostics of one code are listed; the rest are counted in a summary. */
@@ -85,6 +92,8 @@ export class DocumentBuilder {
   private sectionName = '';
   private lastSection: string | null = null;
   private decodingSet = false;
+  /** Whether the BLOCKS section was read to its end (a summary boxes INSERTs only then). */
+  private blocksRead = false;
   private sawEof = false;
   private ctx: CodecContext = { version: 'AC1009' };
   private handlesExpected = false;
@@ -170,6 +179,7 @@ export class DocumentBuilder {
     }
     switch (this.section) {
       case 'ENTITIES':
+        if (this.opts.summary !== undefined && this.summarize(r, this.opts.summary)) return;
         return this.onEntity(this.entity(r), line, this.distribute);
       case 'BLOCKS':
         return this.onBlockRecord(r);
@@ -273,6 +283,7 @@ export class DocumentBuilder {
           this.diagnostic({ level: 'warning', code: 'missing-endblk', message: `block "${String(this.block.block.attrs.name)}" has no ENDBLK`, line: this.block.line });
           this.endBlock(null, line);
         }
+        this.blocksRead = true;
         break;
       case 'ENTITIES':
         this.closeParent();
@@ -404,6 +415,34 @@ export class DocumentBuilder {
       this.needHandle.push({ rec, old: h });
       this.diagnostic({ level: 'warning', code: 'duplicate-handle', message: `${rec.type} reuses handle ${h}: new handle assigned`, line });
     }
+  }
+
+  /**
+   * Counts an ENTITIES record into the summary instead of keeping it (`ReadOptions.summary`);
+   * false when it is read as always: not one of the summary's types, its handle and owner not its
+   * first two tags (where every decoding path takes them), a handle to repair, a layout not known
+   * yet, or geometry the summary does not read.
+   */
+  private summarize(r: TagRecord, s: EntitySummary): boolean {
+    const codes = r.codes;
+    if (!this.decodingSet || r.n < 4 || codes[1] !== 5 || codes[2] !== 330 || codes[3] !== 100) return false;
+    const type = r.str(0);
+    if (!s.covers(type) || (type === 'INSERT' && !this.blocksRead)) return false;
+    const handle = normHandle(r.str(1));
+    if (handle === '0' || !isHex(handle)) return false;
+    const owner = normHandle(r.str(2));
+    let paper: boolean;
+    if (owner !== '' && owner === this.paperOwner) paper = true;
+    else if (owner !== '' && owner === this.modelOwner) paper = false;
+    else {
+      const flag = paperSpaceFlag(r);
+      if (flag < 0) return false;
+      paper = flag === 1;
+    }
+    const block = paper ? this.paperBlock : this.modelBlock;
+    if (block === null || !s.take(r, type, handle, owner, block, !paper, this.doc)) return false;
+    this.closeParent();
+    return true;
   }
 
   /** Where lazy entities lie, once the decoding of the file is known (`applyVersion`). */
@@ -782,6 +821,25 @@ export class DocumentBuilder {
       }
     }
   }
+}
+
+/**
+ * The paper-space flag (67) of a record's common part (0 when absent); -1 when the part holds it
+ * twice or not as an integer.
+ */
+function paperSpaceFlag(r: TagRecord): number {
+  let flag = -2;
+  for (let i = 4; i < r.n; i++) {
+    const c = r.codes[i];
+    if (c === 100 || c === 102 || c === 1001) break;
+    if (c !== 67) continue;
+    if (flag !== -2) return -1;
+    const v = r.num(i);
+    // (anything but a plain integer: as decoding reads it)
+    if (!Number.isInteger(v)) return -1;
+    flag = v;
+  }
+  return flag === -2 ? 0 : flag;
 }
 
 function tagsOf(r: TagRecord, from: number): Tag[] {

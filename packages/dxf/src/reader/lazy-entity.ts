@@ -17,7 +17,7 @@ import type { Block } from '../document-api.js';
 import type { DxfDocument } from '../document.js';
 import { isDefaultExtrusion } from '../geometry/vec.js';
 import { decodeUnicodeEscapes, type ValueDecoder } from '../tags/encoding.js';
-import { RecordBuffer } from '../tags/record-sink.js';
+import { RecordBuffer, type TagRecord } from '../tags/record-sink.js';
 import type { AppDataGroup, AttrValue, CodecContext, DxfVersion, Entity, Tag, XDataGroup } from '../types.js';
 
 const EMPTY = Buffer.alloc(0);
@@ -92,7 +92,7 @@ function fillRecord(src: LazySource, start: number, end: number): RecordBuffer {
 }
 
 /** The subclass marker the box attributes of a type follow (`LazyEntity.peekGeometry`). */
-const GEOMETRY_MARKER: Record<string, string> = {
+export const GEOMETRY_MARKER: Record<string, string> = {
   LINE: 'AcDbLine', POINT: 'AcDbPoint', CIRCLE: 'AcDbCircle', ARC: 'AcDbCircle', LWPOLYLINE: 'AcDbPolyline', TEXT: 'AcDbText',
   // (a MINSERT's AcDbMInsertBlock is not found: decoded whole)
   INSERT: 'AcDbBlockReference',
@@ -107,24 +107,36 @@ const STR = 4;
 const SKIP = 5;
 const VERTICES = 6;
 
-type CodeTable = Map<number, readonly [kind: number, name: string]>;
+/** What each code of a subclass is: its kind, the attribute it makes, and a bit of its own (to see it read twice). */
+type CodeTable = readonly (readonly [kind: number, name: string, bit: number] | undefined)[];
+
+/** A code table from `[code, [kind, name]]` pairs: indexed by code. */
+function codeTable(entries: [number, [number, string]][]): CodeTable {
+  const table: (readonly [number, string, number] | undefined)[] = [];
+  entries.forEach(([code, [kind, name]], i) => {
+    table[code] = [kind, name, 1 << i];
+  });
+  // (no holes: a holey array reads slower)
+  for (let c = 0; c < table.length; c++) table[c] ??= undefined;
+  return table;
+}
 
 /** The codes each type's subclass may hold, what they are and the attribute they make (the declarations'). */
 const GEOMETRY_CODES: Record<string, CodeTable> = {
-  LINE: new Map([[10, [VEC, 'start']], [11, [VEC, 'end']], [39, [SKIP, '']], [210, [VEC, 'extrusion']]]),
-  POINT: new Map([[10, [VEC, 'location']], [39, [SKIP, '']], [210, [VEC, 'extrusion']], [50, [SKIP, '']]]),
-  CIRCLE: new Map([[10, [VEC, 'center']], [40, [NUM, 'radius']], [39, [SKIP, '']], [210, [VEC, 'extrusion']], [38, [SKIP, '']]]),
-  LWPOLYLINE: new Map([
+  LINE: codeTable([[10, [VEC, 'start']], [11, [VEC, 'end']], [39, [SKIP, '']], [210, [VEC, 'extrusion']]]),
+  POINT: codeTable([[10, [VEC, 'location']], [39, [SKIP, '']], [210, [VEC, 'extrusion']], [50, [SKIP, '']]]),
+  CIRCLE: codeTable([[10, [VEC, 'center']], [40, [NUM, 'radius']], [39, [SKIP, '']], [210, [VEC, 'extrusion']], [38, [SKIP, '']]]),
+  LWPOLYLINE: codeTable([
     [90, [SKIP, '']], [70, [INT, 'flags']], [43, [SKIP, '']], [38, [NUM, 'elevation']], [39, [SKIP, '']],
     [10, [VERTICES, 'points']], [210, [VEC, 'extrusion']],
   ]),
-  TEXT: new Map([
+  TEXT: codeTable([
     [10, [VEC, 'insert']], [40, [NUM, 'height']], [1, [STR, 'text']], [39, [SKIP, '']], [50, [NUM, 'rotation']],
     [51, [NUM, 'oblique']], [7, [SKIP, '']], [41, [NUM, 'width']], [71, [INT, 'text_generation_flag']],
     [72, [INT, 'halign']], [11, [VEC, 'align_point']], [210, [VEC, 'extrusion']], [38, [SKIP, '']],
   ]),
 };
-GEOMETRY_CODES.INSERT = new Map([
+GEOMETRY_CODES.INSERT = codeTable([
   [66, [INT, 'attribs_follow']], [2, [STR, 'name']], [10, [VEC, 'insert']], [41, [NUM, 'xscale']], [42, [NUM, 'yscale']],
   [43, [NUM, 'zscale']], [50, [NUM, 'rotation']], [70, [INT, 'column_count']], [71, [INT, 'row_count']],
   [44, [NUM, 'column_spacing']], [45, [NUM, 'row_spacing']], [210, [VEC, 'extrusion']], [38, [NUM, 'elevation']],
@@ -132,8 +144,8 @@ GEOMETRY_CODES.INSERT = new Map([
 GEOMETRY_CODES.ARC = GEOMETRY_CODES.CIRCLE!;
 /** What follows a second marker: ARC's AcDbArc, TEXT's second AcDbText. */
 const SECOND: Record<string, [marker: string, codes: CodeTable]> = {
-  ARC: ['AcDbArc', new Map([[50, [NUM, 'start_angle']], [51, [NUM, 'end_angle']]])],
-  TEXT: ['AcDbText', new Map([[73, [INT, 'valign']]])],
+  ARC: ['AcDbArc', codeTable([[50, [NUM, 'start_angle']], [51, [NUM, 'end_angle']]])],
+  TEXT: ['AcDbText', codeTable([[73, [INT, 'valign']]])],
 };
 
 /**
@@ -143,7 +155,7 @@ const SECOND: Record<string, [marker: string, codes: CodeTable]> = {
  * reading does (an unknown, repeated or unusable value in the subclass, a vertex z, a tilted
  * polyline, another subclass after it).
  */
-function geometryAttrs(type: string, r: RecordBuffer): Record<string, unknown> | null {
+export function geometryAttrs(type: string, r: TagRecord): Record<string, unknown> | null {
   const marker = GEOMETRY_MARKER[type]!;
   const codes = r.codes;
   const n = r.n;
@@ -158,21 +170,22 @@ function geometryAttrs(type: string, r: RecordBuffer): Record<string, unknown> |
   let table = GEOMETRY_CODES[type]!;
   const second = SECOND[type];
   const attrs: Record<string, unknown> = {};
-  // the codes read so far (a code read twice: the declarations would keep the second elsewhere)
-  let seen: number[] = [];
+  // the codes read so far, a bit each (a code read twice: the declarations would keep the second elsewhere)
+  let seen = 0;
   while (i < n) {
     const code = codes[i]!;
     if (code === 1001) break; // xdata, to the end
     if (code === 100 && second !== undefined && table !== second[1] && r.is(i, second[0])) {
       table = second[1];
-      seen = [];
+      seen = 0;
       i++;
       continue;
     }
-    const what = table.get(code);
-    if (what === undefined || seen.includes(code)) return null;
-    seen.push(code);
-    const [kind, name] = what;
+    const what = code >= 0 && code < table.length ? table[code] : undefined;
+    if (what === undefined || (seen & what[2]) !== 0) return null;
+    seen |= what[2];
+    const kind = what[0];
+    const name = what[1];
     if (kind === SKIP) {
       i++;
     } else if (kind === NUM || kind === INT) {
@@ -223,7 +236,7 @@ function geometryAttrs(type: string, r: RecordBuffer): Record<string, unknown> |
   return attrs;
 }
 
-function numOr0(r: RecordBuffer, i: number): number {
+function numOr0(r: TagRecord, i: number): number {
   const v = r.num(i);
   return Number.isNaN(v) ? 0 : v;
 }
