@@ -104,6 +104,42 @@ describe('the entity summary of info', () => {
     expect(canonical(summarized)).toEqual(canonical(full));
   });
 
+  it('says what a full reading says of damaged copies too (lines dropped or doubled, handles reused, the file cut short)', () => {
+    const text = drawing().toString('latin1');
+    let seed = 7;
+    const rnd = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed % n;
+    };
+    let compared = 0;
+    for (let k = 0; k < 120; k++) {
+      const lines = text.split('\n');
+      const handles = lines.flatMap((l, i) => (l.trim() === '5' ? [i + 1] : []));
+      switch (k % 5) {
+        case 0: lines.splice(rnd(lines.length), 1); break;
+        case 1: { const i = rnd(lines.length); lines.splice(i, 0, lines[i]!); break; }
+        case 2: lines.splice(rnd(lines.length - 1), 2); break;
+        case 3: lines[handles[rnd(handles.length)]!] = lines[handles[rnd(handles.length)]!]!; break;
+        default: lines.length = rnd(lines.length);
+      }
+      const bytes = Buffer.from(lines.join('\n'), 'latin1');
+      let full: unknown;
+      try {
+        full = documentInfo(readDxfSync(bytes), 'f');
+      } catch {
+        // what a full reading refuses, a summarizing one refuses too
+        expect(() => readDxfSync(bytes, { lazy: true, summary: new EntitySummary() })).toThrow();
+        continue;
+      }
+      const summary = new EntitySummary();
+      const doc = readDxfSync(bytes, { lazy: true, summary });
+      if (!summary.trustworthy(doc)) continue;
+      expect(canonical(documentInfo(doc, 'f', summary)), `copy ${k}`).toEqual(canonical(full));
+      compared++;
+    }
+    expect(compared).toBeGreaterThan(20);
+  });
+
   describe('through `linework info`', () => {
     const dir = mkdtempSync(join(tmpdir(), 'lw-summary-'));
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
