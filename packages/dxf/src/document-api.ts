@@ -94,6 +94,8 @@ export interface DocumentApi {
   removeBlock(name: string): void;
   /** Creates a paper-space layout with its LAYOUT object, block record and block. */
   addLayout(name: string): { name: string; block: Block; handle: string };
+  /** A LAYOUT object for an existing layout block whose LAYOUT is missing (see DxfDocument). */
+  attachLayout(blockName: string, name: string, like?: DxfObject): { name: string; block: Block; handle: string };
 
   /** Puts an entity into a block's space (model space by default); assigns handle and owner. */
   addEntity(entity: Entity, blockName?: string): Entity;

@@ -448,15 +448,31 @@ export class DxfDocument implements DocumentApi {
   addLayout(name: string): { name: string; block: Block; handle: string } {
     if (this.version <= 'AC1009') throw new DxfError('R12 drawings have a single paper space; save as R2000 or later to add layouts');
     if (this.layouts().some((l) => l.name.toUpperCase() === name.toUpperCase())) throw new DxfError(`layout "${name}" exists already`);
-    const layoutDict = this.namedDictionary('ACAD_LAYOUT');
-    if (!layoutDict) throw new DxfError('the drawing has no ACAD_LAYOUT dictionary');
+    if (!this.namedDictionary('ACAD_LAYOUT')) throw new DxfError('the drawing has no ACAD_LAYOUT dictionary');
     let n = 0;
     while (this.getBlock(`*Paper_Space${n}`)) n++;
     const hasPaperSpace = this.findBlock(isActivePaperSpaceName) !== undefined;
     const block = this.createLayoutBlock(hasPaperSpace ? `*Paper_Space${n}` : PAPER_SPACE);
-    const record = this.getTableEntry('BLOCK_RECORD', block.name)!;
-    const template = this.objects.find((o) => o.type === 'LAYOUT' && o.attrs.name !== 'Model');
-    const taborder = this.layouts().length;
+    return this.attachLayout(block.name, name);
+  }
+
+  /**
+   * A LAYOUT object named `name` for the layout block `blockName` (model space or a paper space
+   * that has its BLOCK_RECORD), listed in ACAD_LAYOUT and named by the record: a new layout's, or
+   * one whose LAYOUT was lost (a file cut short), which would otherwise have no tab. Its settings
+   * are those of `like` (a LAYOUT of another drawing), else of a layout of the same kind here.
+   */
+  attachLayout(blockName: string, name: string, like?: DxfObject): { name: string; block: Block; handle: string } {
+    const block = this.getBlock(blockName);
+    const record = this.getTableEntry('BLOCK_RECORD', blockName);
+    if (!block || !record || !(isModelSpaceName(blockName) || isPaperSpaceName(blockName))) throw new DxfError(`"${blockName}" is no layout block with a block record`);
+    const layoutDict = this.namedDictionary('ACAD_LAYOUT');
+    if (!layoutDict) throw new DxfError('the drawing has no ACAD_LAYOUT dictionary');
+    const model = isModelSpaceName(blockName);
+    const layouts = this.objects.filter((o) => o.type === 'LAYOUT');
+    // the settings of a layout of the same kind where there is one
+    const template = like ?? layouts.find((o) => (o.attrs.name === 'Model') === model) ?? layouts.find((o) => o.attrs.name !== 'Model');
+    const taborder = model ? 0 : Math.max(0, ...layouts.map((o) => (typeof o.attrs.taborder === 'number' ? o.attrs.taborder : 0))) + 1;
     const layout: DxfObject = {
       kind: 'object',
       type: 'LAYOUT',

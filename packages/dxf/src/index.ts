@@ -14,6 +14,7 @@ export { convert, resolveVersion, type ConvertResult, type ConvertOptions } from
 export type { R12Drawn, R12Drawer } from './convert/r12-drawn.js';
 export { newDocument } from './template/new-document.js';
 export { ensureStandardSymbols, STANDARD_ENTRIES } from './template/standard-symbols.js';
+export { addStandardObjects } from './template/standard-objects.js';
 export { mapHandleRefs, isReferenceCode } from './codec/handles.js';
 export { readTags, type ReadTagsOptions } from './tags/read-tags.js';
 export type { DxfInput } from './tags/source.js';

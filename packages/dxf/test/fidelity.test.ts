@@ -314,6 +314,13 @@ describe('5. damaged input: what is whole is kept, the rest dropped with an erro
         b[at] = b[at]! ^ x;
         const name = `code ${tags[i]!.code} -> ${b.readUInt16LE(tags[i]!.at)} at byte ${tags[i]!.at}`;
         const doc = readDxfSync(b);
+        // the damage is placed where it is, and reading resumes after it
+        for (const d of doc.diagnostics) {
+          const hit = /at byte (\d+)/.exec(d.message);
+          if (d.code === 'corrupt' && d.level === 'error' && hit) expect(Number(hit[1]), `${name}: ${d.message}`).toBeGreaterThanOrEqual(tags[i]!.at);
+          const resumed = /resumes at byte (\d+), (-?\d+) bytes after/.exec(d.message);
+          if (resumed) expect(Number(resumed[2]), `${name}: ${d.message}`).toBeGreaterThan(0);
+        }
         const types = [...doc.blocks.values()].flatMap((bl) => bl.entities.map((e) => e.type)).concat(doc.objects.map((o) => o.type));
         for (const t of types) expect(t, name).toMatch(plausible);
         if (doc.diagnostics.some((d) => d.level === 'error')) damaged++;

@@ -22,6 +22,29 @@ describe('numbers as DXF writes them', () => {
   });
 });
 
+describe('binary data that is not hex', () => {
+  it('is damage: reported with its line, the chunk read as no data, and the good chunks kept', async () => {
+    const { newDocument, writeDxf } = await import('@linework/dxf');
+    const doc = newDocument();
+    const plain = writeDxf(doc).toString('latin1');
+    // an XRECORD of three chunks, owned by the root dictionary, last in OBJECTS
+    const root = doc.objects[0]!.handle;
+    const at = plain.lastIndexOf('  0\nENDSEC\n');
+    const text = `${plain.slice(0, at)}  0\nXRECORD\n  5\nFFF0\n330\n${root}\n100\nAcDbXrecord\n280\n1\n310\n0A1B\n310\n0A1B\n310\n0a1b\n${plain.slice(at)}`;
+    for (const bad of ['q.5', '0A1', '0A 1B']) {
+      const damaged = text.replace('310\n0A1B\n310\n0A1B', `310\n0A1B\n310\n${bad}`);
+      const read = readDxfSync(Buffer.from(damaged, 'latin1'));
+      const errors = read.diagnostics.filter((d) => d.level === 'error');
+      expect(errors.map((d) => d.message), bad).toEqual([expect.stringMatching(new RegExp(`XRECORD #[0-9A-F]+: group code 310 holds "${bad}", which is not hex data; read as no data`))]);
+      expect(damaged.split('\n')[errors[0]!.line! - 1], bad).toBe(bad);
+      const x = read.objects.find((o) => o.type === 'XRECORD')!;
+      expect(JSON.stringify(x.extra), bad).toContain('"0a1b"');
+    }
+    // lower-case hex is hex
+    expect(readDxfSync(Buffer.from(text, 'latin1')).diagnostics.filter((d) => d.level === 'error')).toEqual([]);
+  });
+});
+
 describe('reading invalid numbers', () => {
   it('reports each, per record, with its line, and reads the default in its place', async () => {
     const doc = await readDxf(fixture);

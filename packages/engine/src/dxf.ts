@@ -7,7 +7,7 @@ export type {
   TableEntry, TableName, Table, Block, DxfObject, Diagnostic, DocumentApi,
 } from '@linework/dxf';
 export type { LazyMaterializer, Primitive, R12Drawer, R12Drawn } from '@linework/dxf';
-export { BoxMemo, LazyEntity, ACI_RGB, nearestAci, DXF_VERSIONS, RELEASE_NAMES, flatten, getDef, mapHandleRefs, isReferenceCode } from '@linework/dxf';
+export { addStandardObjects, isModelSpaceName, isPaperSpaceName, BoxMemo, LazyEntity, ACI_RGB, nearestAci, DXF_VERSIONS, RELEASE_NAMES, flatten, getDef, mapHandleRefs, isReferenceCode } from '@linework/dxf';
 // work budgets (budgets.ts): what expanding a block reference costs, counted before expanding
 export { BudgetError, GEOMETRY_LIMITS, setGeometryLimits, referenceExpansion, blockExpansion, insertCells } from '@linework/dxf';
 import type { AttrDef, BoxMemo, DocumentApi, DxfVersion, Entity, Primitive, R12Drawer, Vec3 } from '@linework/dxf';

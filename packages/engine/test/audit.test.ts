@@ -150,6 +150,83 @@ describe('audit: the checks of ezdxf\'s auditor', () => {
   });
 });
 
+describe('audit of files cut short or with handles mixed up', () => {
+  /** A drawing with a second sheet holding a circle, saved; its text. */
+  async function sheets(): Promise<{ e: ReturnType<typeof engine>; text: string }> {
+    const e = engine();
+    await ok(e, 'entities_create', { entities: [{ type: 'Line', start: [0, 0], end: [10, 0] }] });
+    await ok(e, 'layout_create', { name: 'Sheet 2' });
+    await ok(e, 'entities_create', { layout: 'Sheet 2', entities: [{ type: 'Circle', center: [50, 50], radius: 20 }] });
+    const p = join(dir, 'sheets.dxf');
+    await ok(e, 'save', { path: p });
+    return { e, text: readFileSync(p, 'latin1') };
+  }
+
+  /** Opens `text`, audits, fixes, saves; the fixed drawing's layouts and ezdxf's audit of it. */
+  async function fixed(e: ReturnType<typeof engine>, text: string, name: string): Promise<{ counts: Record<string, number>; layouts: string[]; ezdxf?: { errors: number; fixes: number; messages: string[] } }> {
+    const p = join(dir, `${name}.dxf`);
+    writeFileSync(p, text, 'latin1');
+    await ok(e, 'document_open', { path: p });
+    const a = await ok(e, 'audit', {});
+    const f = await ok(e, 'audit', { fix: true });
+    expect(f.remaining, JSON.stringify((await ok(e, 'audit', {})).findings)).toBe(0);
+    const out = join(dir, `${name}-fixed.dxf`);
+    await ok(e, 'save', { path: out });
+    const layouts = (await ok(e, 'layout_list', {})).layouts as string[];
+    if (!hasEzdxf) return { counts: a.counts, layouts };
+    const r = spawnSync(python, [new URL('./ezdxf_audit.py', import.meta.url).pathname, out], { encoding: 'utf8' });
+    return { counts: a.counts, layouts, ezdxf: JSON.parse(r.stdout) };
+  }
+
+  it('gives a drawing without OBJECTS the objects of a new drawing and every sheet its tab', async () => {
+    const { e, text } = await sheets();
+    const at = text.indexOf('  0\nSECTION\n  2\nOBJECTS\n');
+    const r = await fixed(e, text.slice(0, at) + '  0\nEOF\n', 'no-objects');
+    expect(r.counts).toMatchObject({ missing_objects: 1 });
+    expect(r.layouts).toEqual(['Model', 'Layout1', 'Layout2']);
+    // the second sheet's circle is still on a sheet (ezdxf would have deleted that paper space)
+    const circles = (await ok(e, 'entities_list', { layout: 'Layout2', types: ['CIRCLE'] })).entities;
+    expect(circles).toHaveLength(1);
+    if (r.ezdxf) expect(r.ezdxf, r.ezdxf.messages.join('; ')).toMatchObject({ errors: 0, fixes: 0 });
+  });
+
+  it('gives back a lost LAYOUT under its name, a lost default plot style, and takes the entries that name no object out of dictionaries', async () => {
+    const { e, text } = await sheets();
+    const drop = (t: string, type: string, which: (rec: string) => boolean): string => {
+      const parts = t.split('\n  0\n');
+      return parts.filter((rec) => !(rec.startsWith(`${type}\n`) && which(rec))).join('\n  0\n');
+    };
+    let broken = drop(text, 'LAYOUT', (rec) => rec.includes('\n  1\nSheet 2\n'));
+    broken = drop(broken, 'ACDBPLACEHOLDER', () => true);
+    const r = await fixed(e, broken, 'lost-layout');
+    expect(r.counts).toMatchObject({ missing_layout: 1, missing_default: 1 });
+    expect(r.counts.broken_dictionary).toBeGreaterThanOrEqual(2);
+    expect(r.layouts).toContain('Sheet 2');
+    if (r.ezdxf) expect(r.ezdxf, r.ezdxf.messages.join('; ')).toMatchObject({ errors: 0, fixes: 0 });
+  });
+
+  it('puts owners right where a handle was used twice: a table entry, a BLOCK, a LAYOUT naming a record that is gone, a dictionary naming a table entry', async () => {
+    const { e } = await sheets();
+    const doc = active(e).doc;
+    const layerTable = doc.tables.get('LAYER')!;
+    const ltypeTable = doc.tables.get('LTYPE')!;
+    layerTable.entries[0]!.owner = ltypeTable.head.handle;
+    ltypeTable.head.owner = layerTable.head.handle;
+    const sheet = doc.layouts().find((l) => l.name === 'Sheet 2')!;
+    sheet.block.block.owner = 'ABCDE1';
+    const layout = doc.get(sheet.handle)!;
+    layout.attrs.block_record_handle = 'ABCDE2';
+    const root = doc.objects[0] as DxfObject;
+    (root.attrs.entries as { name: string; handle: string; code: number }[]).push({ name: 'MIXED', handle: layerTable.entries[0]!.handle, code: 350 });
+    const p = join(dir, 'mixed.dxf');
+    await ok(e, 'save', { path: p });
+    const r = await fixed(e, readFileSync(p, 'latin1'), 'mixed-fixed');
+    expect(r.counts).toMatchObject({ bad_owner: 3, missing_layout: 1, broken_dictionary: 1 });
+    expect(r.layouts).toContain('Sheet 2');
+    if (r.ezdxf) expect(r.ezdxf, r.ezdxf.messages.join('; ')).toMatchObject({ errors: 0, fixes: 0 });
+  });
+});
+
 describe('audit --fix: what it keeps rather than erases', () => {
   it('draws a DIMENSION\'s missing *D block again with dimension_create\'s generator, the same block it made', async () => {
     const e = engine();

@@ -2,20 +2,34 @@
 // back as they are and no CAD program could load the result (ezdxf refuses the file). The reader
 // puts the declared default (else 0) in their place and reports each one as an error: the input is
 // damaged, so `linework convert` writes nothing without --recover and `document_open` refuses it.
+// Binary data groups (310-319, 1004) that are not pairs of hex digits are read as empty chunks, an
+// error as well: ezdxf refuses such a file, and the chunk's bytes are lost.
 import { compiledDef, type RecordContext } from '../codec/compiled-def.js';
 import type { Diagnostic } from '../document-api.js';
 import { ValueKind, valueKind } from '../tags/group-codes.js';
 import type { TagRecord } from '../tags/record-sink.js';
 
-/** Index of the first value of `r` that should be a number and is not, or -1. */
+/** Index of the first value of `r` that should be a number and is not (or hex data and is not), or -1. */
 function firstInvalid(r: TagRecord, from: number): number {
   const codes = r.codes;
   for (let i = from; i < r.n; i++) {
     const k = valueKind(codes[i]!);
-    if (k === ValueKind.Str || k === ValueKind.Binary) continue;
-    if (!r.isNumber(i)) return i;
+    if (k === ValueKind.Str) continue;
+    if (k === ValueKind.Binary) {
+      if (!isHexData(r.str(i))) return i;
+    } else if (!r.isNumber(i)) return i;
   }
   return -1;
+}
+
+/** Whether `s` is binary data as DXF writes it: pairs of hex digits (ezdxf refuses anything else). */
+function isHexData(s: string): boolean {
+  if (s.length % 2 !== 0) return false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i) | 0x20;
+    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) return false;
+  }
+  return true;
 }
 
 /** The declared default of group `code` in records of `type` (a point's coordinate too), else 0. */
@@ -59,6 +73,18 @@ export function repairInvalidNumbers(r: TagRecord, context: RecordContext | null
   do {
     const code = r.codes[i]!;
     const was = r.str(i);
+    if (valueKind(code) === ValueKind.Binary) {
+      // a chunk of binary data that is not hex: its bytes are lost, the chunk left empty
+      r.replace(i, '');
+      report({
+        level: 'error',
+        code: 'invalid-number',
+        message: `${context ? `${type}${handle ? ` #${handle}` : ''}` : type}: group code ${code} holds ${JSON.stringify(was.length > 40 ? was.slice(0, 40) + '...' : was)}, which is not hex data; read as no data`,
+        ...(r.line > 0 ? { line: r.line + 2 * i + 1 } : {}),
+      });
+      i = firstInvalid(r, i + 1);
+      continue;
+    }
     const fallback = defaultFor(type, context, code);
     let what = context ? `${type}${handle ? ` #${handle}` : ''}` : type;
     if (!context) {

@@ -104,21 +104,20 @@ export class BinaryTagScanner implements DecodingControl {
   }
 
   /**
-   * Damage at `at` (a position of `b`): the record being read is dropped and a record start is
-   * looked for from there on.
+   * Damage at the tag being read (`offset` is where it starts): the record being read is dropped
+   * and a record start is looked for from there on.
    */
-  private damaged(b: Buffer, at: number, why: string): void {
+  private damaged(why: string): void {
     const buf = this.buf;
     const type = buf.n > 0 && buf.codes[0] === 0 ? buf.str(0) : '';
     buf.n = 0;
-    const where = this.offset + at;
+    const where = this.offset;
     this.onDiagnostic({
       level: 'error',
       code: 'corrupt',
       message: `binary DXF: ${why} at byte ${where}${type ? `: the ${type} record read there is dropped` : ''}`,
     });
     this.lost = where;
-    void b;
   }
 
   /**
@@ -197,7 +196,7 @@ export class BinaryTagScanner implements DecodingControl {
         throw new DxfError(`binary DXF: the first tag has group code ${code} at byte 22, expected 0 (SECTION)`);
       }
       if (!isValidCode(code)) {
-        this.damaged(b, start, `group code ${code}, which DXF does not define,`);
+        this.damaged(`group code ${code}, which DXF does not define,`);
         p = start + 1;
         this.offset += 1;
         continue;
@@ -261,7 +260,7 @@ export class BinaryTagScanner implements DecodingControl {
         }
       }
       if (code === 0 && !isTypeName(v)) {
-        this.damaged(b, start, `a record type that is no name (${JSON.stringify(v.slice(0, 20))})`);
+        this.damaged(`a record type that is no name (${JSON.stringify(v.slice(0, 20))})`);
         p = start + 1;
         this.offset += 1;
         continue;

@@ -5,7 +5,7 @@
 // without elements). Each finding's repair is
 // the one ezdxf's auditor applies, so a drawing saved after `audit --fix` passes that auditor
 // without fixes.
-import { getDef, type DocumentApi, type DxfObject, type DxfRecord, type Entity, type Tag } from '../dxf.js';
+import { addStandardObjects, getDef, isModelSpaceName, isPaperSpaceName, type DocumentApi, type DxfObject, type DxfRecord, type Entity, type Tag } from '../dxf.js';
 import type { Transaction } from '../store/document-store.js';
 import { dictEntries, groups, namedDictionary, rootDictionary, setDictEntry } from '../store/objects.js';
 import { rebuildDimensionBlock } from '../construct-more/dimension-rebuild.js';
@@ -13,7 +13,7 @@ import { rebuildDimensionBlock } from '../construct-more/dimension-rebuild.js';
 export type ExtraFindingCode =
   | 'read_repair' | 'damaged_input' | 'invalid_owner' | 'dictionary_entry_owner' | 'invalid_extrusion'
   | 'invalid_transparency' | 'invalid_ellipse' | 'invalid_vertex_count' | 'empty_group' | 'not_graphical'
-  | 'missing_dimension_block' | 'missing_dimstyle' | 'empty_mlinestyle';
+  | 'missing_dimension_block' | 'missing_dimstyle' | 'empty_mlinestyle' | 'missing_layout' | 'missing_objects' | 'missing_default';
 
 export interface ExtraFinding {
   code: ExtraFindingCode;
@@ -275,8 +275,122 @@ function setOneElement(o: DxfObject): void {
 }
 
 /** Every check of this module, in the order ezdxf's auditor makes them. */
+/**
+ * Model space and paper-space blocks without their LAYOUT (a file cut short before its OBJECTS):
+ * ezdxf's auditor deletes such a paper space, content and all; AutoCAD's RECOVER gives it a tab
+ * again, and so does the fix, under the name ACAD_LAYOUT still had for it where it had one.
+ */
+function layoutChecks(doc: DocumentApi, out: ExtraFinding[]): void {
+  // (R13 and R14 have no LAYOUT objects)
+  if (doc.version < 'AC1015') return;
+  // a paper space's record whose BLOCK was lost (a file cut inside BLOCKS): nothing to show
+  for (const rec of doc.tables.get('BLOCK_RECORD')?.entries ?? []) {
+    const name = typeof rec.attrs.name === 'string' ? rec.attrs.name : '';
+    if (!isPaperSpaceName(name) || doc.getBlock(name)) continue;
+    out.push({
+      code: 'missing_layout', handle: rec.handle, message: `BLOCK_RECORD ${rec.handle} (${name}) has no block: the layout's content was lost`,
+      fix: 'remove the record', apply: (tx) => { tx.removeTableEntry('BLOCK_RECORD', rec); },
+    });
+  }
+  if (!rootDictionary(doc)) {
+    const spaces = [...doc.blocks.keys()].filter((n) => isModelSpaceName(n) || isPaperSpaceName(n));
+    // (spaces named as R12 names them, $MODEL_SPACE: readers of later versions look for their
+    // *Model_Space and make their own objects for it, which is all such a drawing can have)
+    if (spaces.some((n) => n.startsWith('$'))) return;
+    out.push({
+      code: 'missing_objects', handle: '',
+      message: `the drawing has no OBJECTS (no root dictionary): its ${spaces.length} layout blocks have no LAYOUT and no tab`,
+      fix: 'add the objects of a new drawing and a LAYOUT per layout block',
+      apply: (tx) => { tx.structural(() => addStandardObjects(tx.doc)); },
+    });
+    return;
+  }
+  const dict = namedDictionary(doc, 'ACAD_LAYOUT');
+  if (!dict) return;
+  const names = [...dictEntries(dict)];
+  const held = new Set<string>();
+  const records = doc.tables.get('BLOCK_RECORD')?.entries ?? [];
+  for (const o of doc.objects) {
+    if (o.type !== 'LAYOUT') continue;
+    const brh = String(o.attrs.block_record_handle ?? '');
+    if (doc.get(brh)?.type === 'BLOCK_RECORD') {
+      held.add(brh);
+      continue;
+    }
+    // its block record renamed (a handle used twice) or lost: the record that still names this
+    // LAYOUT is its own again; without one the LAYOUT is a tab of nothing
+    const mine = records.find((r) => r.attrs.layout === o.handle && typeof r.attrs.name === 'string' && doc.getBlock(r.attrs.name) && (isModelSpaceName(r.attrs.name) || isPaperSpaceName(r.attrs.name)));
+    if (mine) held.add(mine.handle);
+    out.push({
+      code: 'missing_layout', handle: o.handle,
+      message: `LAYOUT ${o.handle} (${String(o.attrs.name ?? '')}) names block record ${brh || 'none'}, which ${doc.get(brh) ? `is a ${doc.get(brh)!.type}` : 'does not exist'}`,
+      fix: mine ? `point it at ${mine.handle} (${String(mine.attrs.name)}), which names it` : 'remove the LAYOUT',
+      apply: (tx) => {
+        const r = tx.doc.get(o.handle);
+        if (!r) return;
+        if (mine) {
+          tx.touch(r).attrs.block_record_handle = mine.handle;
+          return;
+        }
+        const d = namedDictionary(tx.doc, 'ACAD_LAYOUT');
+        const entry = d ? [...dictEntries(d)].find(([, h]) => h === o.handle) : undefined;
+        if (d && entry) setDictEntry(tx.touch(d), entry[0], null);
+        tx.removeObject(o.handle);
+      },
+    });
+  }
+  for (const b of doc.blocks.values()) {
+    const model = isModelSpaceName(b.name);
+    if (!model && !isPaperSpaceName(b.name)) continue;
+    const record = doc.getTableEntry('BLOCK_RECORD', b.name);
+    if (!record || held.has(record.handle)) continue;
+    const lost = names.find(([, h]) => h === record.attrs.layout && !doc.get(h))?.[0];
+    out.push({
+      code: 'missing_layout', handle: record.handle,
+      message: `${b.name} (${b.entities.length} entities) has no LAYOUT: it has no tab`,
+      fix: 'create its LAYOUT',
+      apply: (tx) => {
+        const taken = new Set(tx.doc.objects.filter((o) => o.type === 'LAYOUT').map((o) => String(o.attrs.name ?? '').toUpperCase()));
+        let name = model ? 'Model' : (lost ?? 'Layout1');
+        for (let n = 1; !model && taken.has(name.toUpperCase()); n++) name = `Layout${n}`;
+        tx.structural(() => tx.doc.attachLayout(b.name, name));
+      },
+    });
+  }
+}
+
+/**
+ * A dictionary with a default (ACAD_PLOTSTYLENAME) whose default object is missing: ezdxf's
+ * auditor makes a placeholder for it, as AutoCAD has one ("Normal"), and so does the fix.
+ */
+function defaultObjectChecks(doc: DocumentApi, out: ExtraFinding[]): void {
+  for (const o of doc.objects) {
+    if (o.type !== 'ACDBDICTIONARYWDFLT') continue;
+    const h = typeof o.attrs.default === 'string' ? o.attrs.default : '';
+    if (h && doc.get(h)) continue;
+    out.push({
+      code: 'missing_default', handle: o.handle,
+      message: `dictionary ${o.handle} names default object ${h || 'none'}, which does not exist`,
+      fix: 'make a placeholder its default (entry Normal)',
+      apply: (tx) => {
+        const d = tx.doc.get(o.handle);
+        if (!d) return;
+        const holder = tx.addObject({ kind: 'object', type: 'ACDBPLACEHOLDER', handle: '', owner: d.handle, attrs: {} });
+        const dict = tx.touch(d);
+        dict.attrs.default = holder.handle;
+        const taken = dictEntries(dict);
+        let name = 'Normal';
+        for (let n = 1; taken.has(name) && tx.doc.get(taken.get(name)!); n++) name = `Normal${n}`;
+        setDictEntry(dict, name, holder.handle);
+      },
+    });
+  }
+}
+
 export function extraChecks(doc: DocumentApi): ExtraFinding[] {
   const out = readFindings(doc);
+  layoutChecks(doc, out);
+  defaultObjectChecks(doc, out);
   recordOwnerChecks(doc, out);
   entityChecks(doc, out);
   groupChecks(doc, out);

@@ -47,13 +47,34 @@ export function audit(doc: DocumentApi): Finding[] {
     } else seen.set(r.handle, r);
   };
   for (const t of doc.tables.values()) { checkHandle(t.head); for (const e of t.entries) checkHandle(e); }
+  // a TABLE belongs to no one, its entries to their TABLE (R12 has no owners); an owner left out
+  // (LibreCAD writes none) is what readers assume, not a fault: one naming another record is
+  if (doc.version > 'AC1009') {
+    for (const t of doc.tables.values()) {
+      const head = t.head;
+      if (!head.handle) continue;
+      if (head.owner !== '0' && head.owner !== '') {
+        out.push({ code: 'bad_owner', handle: head.handle, message: `TABLE ${t.name} (${head.handle}) names owner ${head.owner}, not 0`, fix: 'set owner to 0', apply: (tx) => { tx.touch(head).owner = '0'; } });
+      }
+      for (const e of t.entries) {
+        if (e.owner === head.handle || e.owner === '' || e.owner === '0') continue;
+        out.push({ code: 'bad_owner', handle: e.handle, message: `${e.type} ${e.handle} of table ${t.name} names owner ${e.owner}, not ${head.handle}`, fix: `set owner to ${head.handle}`, apply: (tx) => { tx.touch(e).owner = head.handle; } });
+      }
+    }
+  }
   const layers = new Set(tableEntries(doc, 'LAYER').map((l) => String(l.attrs.name ?? '').toLowerCase()));
   const ltypes = new Set(tableEntries(doc, 'LTYPE').map((l) => String(l.attrs.name ?? '').toLowerCase()));
   const styles = new Set(tableEntries(doc, 'STYLE').map((l) => String(l.attrs.name ?? '').toLowerCase()));
   for (const b of doc.blocks.values()) {
     checkHandle(b.block);
     checkHandle(b.endblk);
-    const owner = b.block.owner || doc.getTableEntry('BLOCK_RECORD', b.name)?.handle || '';
+    // the block's BLOCK_RECORD owns it and what it holds (its BLOCK's own owner may be what is wrong)
+    const owner = doc.getTableEntry('BLOCK_RECORD', b.name)?.handle || b.block.owner || '';
+    for (const end of [b.block, b.endblk]) {
+      if (owner && end.owner && end.owner !== '0' && end.owner !== owner && end.handle) {
+        out.push({ code: 'bad_owner', handle: end.handle, message: `${end.type} ${end.handle} of block ${b.name} names owner ${end.owner}, not ${owner}`, fix: `set owner to ${owner}`, apply: (tx) => { tx.touch(end).owner = owner; } });
+      }
+    }
     for (const e of b.entities) {
       checkHandle(e);
       for (const c of e.children ?? []) checkHandle(c);
@@ -103,11 +124,15 @@ export function audit(doc: DocumentApi): Finding[] {
       });
     }
   }
+  const objects = new Set<DxfRecord>(doc.objects);
   for (const o of doc.objects) {
-    if (o.type !== 'DICTIONARY') continue;
+    if (o.type !== 'DICTIONARY' && o.type !== 'ACDBDICTIONARYWDFLT') continue;
     for (const [name, h] of dictEntries(o)) {
-      if (!doc.get(h)) {
-        out.push({ code: 'broken_dictionary', handle: o.handle, message: `dictionary ${o.handle} entry ${name} points to missing object ${h}`, fix: 'remove the entry', apply: (tx) => { setDictEntry(tx.touch(o), name, null); } });
+      const rec = doc.get(h);
+      // (an entry naming a table entry or an entity: a handle mixed up in a damaged file)
+      if (!rec || !objects.has(rec)) {
+        const what = rec ? `${rec.type} ${h}, which is no object` : `missing object ${h}`;
+        out.push({ code: 'broken_dictionary', handle: o.handle, message: `dictionary ${o.handle} entry ${name} points to ${what}`, fix: 'remove the entry', apply: (tx) => { setDictEntry(tx.touch(o), name, null); } });
       }
     }
   }
@@ -122,7 +147,7 @@ function left(findings: Finding[]): number {
 
 export const auditOp = defineOp({
   name: 'audit',
-  summary: 'Checks the drawing as ezdxf\'s auditor does (read_repair, damaged_input, bad_owner, invalid_owner, dictionary_entry_owner, missing_layer, missing_linetype, missing_style, missing_block, missing_dimension_block, missing_dimstyle, duplicate_handle, broken_group, empty_group, broken_dictionary, invalid_extrusion, invalid_transparency, invalid_ellipse, invalid_vertex_count, not_graphical, empty_mlinestyle); fix repairs as one undo step.',
+  summary: 'Checks the drawing as ezdxf\'s auditor does (read_repair, damaged_input, bad_owner, invalid_owner, dictionary_entry_owner, missing_layer, missing_linetype, missing_style, missing_block, missing_dimension_block, missing_dimstyle, duplicate_handle, broken_group, empty_group, broken_dictionary, invalid_extrusion, invalid_transparency, invalid_ellipse, invalid_vertex_count, not_graphical, empty_mlinestyle, missing_objects, missing_layout, missing_default); fix repairs as one undo step.',
   input: z.object({ fix: z.boolean().optional() }),
   mutates: true,
   effect: 'change',
