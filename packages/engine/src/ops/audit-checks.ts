@@ -2,7 +2,8 @@
 // ezdxf's auditor makes (owners of objects and dictionary entries, extrusion vectors,
 // transparency, ellipse ratios, LEADER vertices, empty groups, entities that are not graphical,
 // DIMENSIONs without their geometry block or with an unknown dimension style, MLINESTYLEs
-// without elements). Each finding's repair is
+// without elements), and what a file cut short leaves of its layouts (no OBJECTS, a layout block
+// without its LAYOUT, a lost default plot style). Each finding's repair is
 // the one ezdxf's auditor applies, so a drawing saved after `audit --fix` passes that auditor
 // without fixes.
 import { addStandardObjects, getDef, isModelSpaceName, isPaperSpaceName, type DocumentApi, type DxfObject, type DxfRecord, type Entity, type Tag } from '../dxf.js';
@@ -274,7 +275,6 @@ function setOneElement(o: DxfObject): void {
   if (i >= 0) m.tags.splice(i, 1, [71, '1'], [49, '0.0'], [62, '256'], [6, 'BYLAYER']);
 }
 
-/** Every check of this module, in the order ezdxf's auditor makes them. */
 /**
  * Model space and paper-space blocks without their LAYOUT (a file cut short before its OBJECTS):
  * ezdxf's auditor deletes such a paper space, content and all; AutoCAD's RECOVER gives it a tab
@@ -387,6 +387,7 @@ function defaultObjectChecks(doc: DocumentApi, out: ExtraFinding[]): void {
   }
 }
 
+/** Every check of this module, in the order ezdxf's auditor makes them (layouts first: its loader). */
 export function extraChecks(doc: DocumentApi): ExtraFinding[] {
   const out = readFindings(doc);
   layoutChecks(doc, out);
