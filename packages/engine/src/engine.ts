@@ -40,6 +40,12 @@ export interface EngineOptions {
   empty?: boolean;
   /** The folders clients may name files in (default: the working folder when the engine starts). */
   workspace?: Workspace;
+  /**
+   * Open drawings holding values that are not numbers (or binary data that is not hex) with the
+   * reader's stand-ins, as `convert --recover` writes them, instead of refusing them: for
+   * `linework audit`, which lists them as damaged input. Default false.
+   */
+  acceptDamagedValues?: boolean;
 }
 
 export interface EngineEvent {
@@ -100,6 +106,8 @@ export class Engine implements DispatcherApi {
   readonly appVersion: string;
   readonly gui: GuiBridge | undefined;
   readonly workspace: Workspace;
+  /** See EngineOptions.acceptDamagedValues. */
+  readonly acceptDamagedValues: boolean;
   readonly documents = new Map<number, DocStore>();
   readonly closedIds = new Set<number>();
   activeId: number | null = null;
@@ -133,6 +141,7 @@ export class Engine implements DispatcherApi {
     this.appVersion = options.appVersion ?? '0.1.0';
     this.gui = options.gui;
     this.workspace = options.workspace ?? new Workspace([process.cwd()]);
+    this.acceptDamagedValues = options.acceptDamagedValues === true;
     const list = buildCatalogue();
     this.ops = new Map(list.map((o) => [o.name, o]));
     this.catalogue = list;

@@ -108,6 +108,21 @@ describe('linework audit', () => {
   });
 });
 
+describe('linework audit of damaged values', () => {
+  it('lists a value that is not a number as damaged input (exit 1), and --fix writes the stand-ins', async () => {
+    copyFileSync(join(ROOT, 'packages', 'dxf', 'test', 'fixtures', 'invalid_numbers.dxf'), join(dir, 'numbers.dxf'));
+    const r = await linework(['audit', 'numbers.dxf']);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stdout).toMatch(/damaged_input: the file is damaged \(line 56\): CIRCLE #2A: group code 40 holds "q\.5", which is not a number; read as 1 \(fix: none: the value is lost/);
+    const f = await linework(['audit', 'numbers.dxf', '--fix', 'numbers-fixed.dxf']);
+    expect(f.code).toBe(1);
+    expect(f.stdout).toMatch(/repaired drawing written to numbers-fixed\.dxf/);
+    // what was written has numbers where the damage was: it audits with no damage left
+    const again = await linework(['audit', 'numbers-fixed.dxf']);
+    expect(again.stdout).not.toMatch(/damaged_input/);
+  });
+});
+
 describe('several files per run', () => {
   it('convert FILE... --out-dir: worker threads, one line per file, a total; a bad file does not stop the others (exit 1)', async () => {
     const r = await linework(['convert', 'in/r12_ascii.dxf', 'in/broken.dxf', 'in/r2000.dxf', 'in/missing.dxf', 'in/r2018.dxf', '--out-dir', 'out', '--version', 'R2013', '--jobs', '2']);

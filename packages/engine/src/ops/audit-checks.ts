@@ -40,7 +40,8 @@ export function readFindings(doc: DocumentApi): ExtraFinding[] {
     if (d.level === 'info') continue;
     const where = d.line ? ` (line ${d.line})` : '';
     if (d.level === 'error') {
-      out.push({ code: 'damaged_input', handle: '', message: `the file is damaged${where}: ${d.message}`, fix: 'none: records were lost; the drawing holds what could be read' });
+      const fix = d.code === 'invalid-number' ? 'none: the value is lost; saving writes the stand-in read in its place' : 'none: records were lost; the drawing holds what could be read';
+      out.push({ code: 'damaged_input', handle: '', message: `the file is damaged${where}: ${d.message}`, fix });
     } else {
       out.push({ code: 'read_repair', handle: '', message: `repaired while reading${where}: ${d.message}`, fix: 'saving writes the repaired drawing', repairedOnRead: true });
     }

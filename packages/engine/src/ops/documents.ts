@@ -28,7 +28,7 @@ export function parseVersion(v: string): DxfVersion {
  * and the file's real path. A file that is not DXF fails with `invalid_dxf`, whose message says
  * where and why without quoting the file (it may be anything).
  */
-export async function readDocument(workspace: Workspace, named: string, room?: (bytes: number) => void, lazy = false): Promise<{ doc: DocumentApi; path: string; size: number }> {
+export async function readDocument(workspace: Workspace, named: string, room?: (bytes: number) => void, lazy = false, acceptDamagedValues = false): Promise<{ doc: DocumentApi; path: string; size: number }> {
   const path = await workspace.forRead(named, 'drawing');
   const { size } = await stat(path);
   room?.(size);
@@ -37,7 +37,7 @@ export async function readDocument(workspace: Workspace, named: string, room?: (
     // a value that is not a number where one must be: damaged input, refused as the CLI refuses it
     // (an opened drawing would be saved with the reader's stand-in values, and nothing said so)
     const invalid = doc.diagnostics.filter((d) => d.code === 'invalid-number');
-    if (invalid.length) {
+    if (invalid.length && !acceptDamagedValues) {
       const first = invalid[0]!;
       throw new OpError('invalid_dxf', `cannot read ${quote(named)} as a DXF drawing: it is damaged: ${first.line ? `line ${first.line}: ` : ''}${first.message}${invalid.length > 1 ? ` (and ${invalid.length - 1} more)` : ''}; \`linework convert --recover\` writes a repaired copy`, { path: named.slice(0, 200) });
     }
@@ -117,7 +117,7 @@ export const documentOpen = defineOp({
     }
     if (input.path) {
       // entities kept as their bytes until after the open (store/lazy.ts)
-      const { doc, path, size } = await readDocument(engine.workspace, input.path, room, true);
+      const { doc, path, size } = await readDocument(engine.workspace, input.path, room, true, engine.acceptDamagedValues);
       // checked again: another request may have opened one while this file was read
       room(size);
       const store = engine.addDocument(doc, path);

@@ -68,7 +68,8 @@ export async function auditCommand(args: string[], io: CommandIo): Promise<numbe
     // The engine loads only for this command (its op catalogue and schemas are not small).
     const { createEngine, Workspace } = await import('@linework/engine');
     // The user's own command: any file they can read and write.
-    const engine = createEngine({ appVersion: appVersion(), workspace: Workspace.unrestricted(), empty: true });
+    // a value that is not a number is damaged input to list, not a reason to refuse the drawing
+    const engine = createEngine({ appVersion: appVersion(), workspace: Workspace.unrestricted(), empty: true, acceptDamagedValues: true });
     const run = async (op: string, fields: Record<string, unknown>): Promise<ProtocolResponse> => {
       const res = await engine.dispatch({ protocol: 1, op, ...fields });
       if (!res.ok) throw failure(res);
