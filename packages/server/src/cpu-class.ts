@@ -48,16 +48,25 @@ export function threadScheduling(pid: number): ThreadScheduling[] {
   return out;
 }
 
-/** Sets the nice value of every thread of a process; false when one was refused. */
+/**
+ * Sets the nice value of every thread of a process; false when one was refused. A thread started
+ * by one not yet set (node starts its helper threads lazily) keeps the old value: the threads are
+ * read again until none is left with another value, a few passes at most.
+ */
 export function setNiceAll(pid: number, nice: number): boolean {
   let ok = true;
-  for (const t of threadScheduling(pid)) {
-    try {
-      setPriority(t.tid, nice);
-    } catch (err) {
-      // a thread that ended meanwhile is not a refusal
-      if ((err as NodeJS.ErrnoException).code !== 'ESRCH') ok = false;
+  for (let pass = 0; pass < 5; pass++) {
+    const left = threadScheduling(pid).filter((t) => t.nice !== nice);
+    if (left.length === 0) break;
+    for (const t of left) {
+      try {
+        setPriority(t.tid, nice);
+      } catch (err) {
+        // a thread that ended meanwhile is not a refusal
+        if ((err as NodeJS.ErrnoException).code !== 'ESRCH') ok = false;
+      }
     }
+    if (!ok) break;
   }
   return ok;
 }
