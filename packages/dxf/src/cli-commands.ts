@@ -8,7 +8,8 @@ import { open } from 'node:fs/promises';
 import { Transform } from 'node:stream';
 import { isModelSpaceName, isPaperSpaceName, type DxfDocument } from './document.js';
 import { DxfError } from './errors.js';
-import { addBBoxToBox, extents, toBBox } from './geometry/bbox.js';
+import { addExtents, toBBox } from './geometry/bbox.js';
+import { emptyBox } from './geometry/curves.js';
 import { EntitySummary } from './reader/entity-summary.js';
 import { readDxf } from './reader/read.js';
 import { dwgRelease, dwgVersionOf } from './dwg/detect.js';
@@ -155,12 +156,10 @@ export function documentInfo(doc: DxfDocument, file: string, summary?: EntitySum
   const layouts = doc.layouts().map((l) => ({ name: l.name, entities: l.block.entities.length + (summary?.countIn(l.block) ?? 0) }));
   let ext: Info['extents'] = null;
   let extentsSource: Info['extentsSource'] = 'none';
-  let box = extents(doc.modelSpace().entities, doc);
-  if (summary && summary.total > 0) {
-    const all = summary.modelBox.slice();
-    if (box) addBBoxToBox(all, box);
-    box = toBBox(all);
-  }
+  // model space's entities grow the box of those the summary counted
+  const acc = summary ? summary.modelBox.slice() : emptyBox();
+  addExtents(acc, doc.modelSpace().entities, doc);
+  const box = toBBox(acc);
   if (box) {
     ext = { min: [...box.min], max: [...box.max] };
     extentsSource = 'geometry';

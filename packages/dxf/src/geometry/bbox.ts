@@ -394,7 +394,8 @@ export function addBBoxToBox(acc: BoxArray, b: BBox): void {
 }
 
 /** Grows `acc` by the boxes of entities (unbounded and empty ones skipped). */
-export function addExtents(acc: BoxArray, entities: Iterable<Entity>, doc?: DocumentApi, memo = new BoxMemo()): void {
+export function addExtents(acc: BoxArray, entities: Iterable<Entity>, doc?: DocumentApi): void {
+  const memo = new BoxMemo();
   for (const entity of entities) {
     // an entity kept as its bytes is decoded for this alone, not kept decoded (the simple types
     // read only what their box is made of)

@@ -18,7 +18,7 @@ import { codecFor, decodeUnicodeEscapes, isKnownCodepage, isUnicodeVersion } fro
 import type { TagRecord } from '../tags/record-sink.js';
 import { ensureStandardSymbols } from '../template/standard-symbols.js';
 import type { EntitySummary } from './entity-summary.js';
-import { LazyEntity, type LazySource } from './lazy-entity.js';
+import { LazyEntity, commonPartTag, type LazySource } from './lazy-entity.js';
 import type { TagScanner } from '../tags/source.js';
 import { DXF_VERSIONS, type CodecContext, type DxfRecord, type DxfVersion, type Entity, type Tag } from '../types.js';
 
@@ -828,18 +828,12 @@ export class DocumentBuilder {
  * twice or not as an integer.
  */
 function paperSpaceFlag(r: TagRecord): number {
-  let flag = -2;
-  for (let i = 4; i < r.n; i++) {
-    const c = r.codes[i];
-    if (c === 100 || c === 102 || c === 1001) break;
-    if (c !== 67) continue;
-    if (flag !== -2) return -1;
-    const v = r.num(i);
-    // (anything but a plain integer: as decoding reads it)
-    if (!Number.isInteger(v)) return -1;
-    flag = v;
-  }
-  return flag === -2 ? 0 : flag;
+  const i = commonPartTag(r, 67);
+  if (i === -1) return 0;
+  if (i === -2) return -1;
+  const v = r.num(i);
+  // (anything but a plain integer: as decoding reads it)
+  return Number.isInteger(v) ? v : -1;
 }
 
 function tagsOf(r: TagRecord, from: number): Tag[] {

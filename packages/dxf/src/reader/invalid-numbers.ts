@@ -73,19 +73,6 @@ export function repairInvalidNumbers(r: TagRecord, context: RecordContext | null
   do {
     const code = r.codes[i]!;
     const was = r.str(i);
-    if (valueKind(code) === ValueKind.Binary) {
-      // a chunk of binary data that is not hex: its bytes are lost, the chunk left empty
-      r.replace(i, '');
-      report({
-        level: 'error',
-        code: 'invalid-number',
-        message: `${context ? `${type}${handle ? ` #${handle}` : ''}` : type}: group code ${code} holds ${JSON.stringify(was.length > 40 ? was.slice(0, 40) + '...' : was)}, which is not hex data; read as no data`,
-        ...(r.line > 0 ? { line: r.line + 2 * i + 1 } : {}),
-      });
-      i = firstInvalid(r, i + 1);
-      continue;
-    }
-    const fallback = defaultFor(type, context, code);
     let what = context ? `${type}${handle ? ` #${handle}` : ''}` : type;
     if (!context) {
       // a header variable: its name is the code-9 tag before it
@@ -94,11 +81,14 @@ export function repairInvalidNumbers(r: TagRecord, context: RecordContext | null
         break;
       }
     }
-    r.replace(i, String(fallback));
+    // a chunk of binary data that is not hex: its bytes are lost, the chunk left empty
+    const binary = valueKind(code) === ValueKind.Binary;
+    const fallback = binary ? '' : String(defaultFor(type, context, code));
+    r.replace(i, fallback);
     report({
       level: 'error',
       code: 'invalid-number',
-      message: `${what}: group code ${code} holds ${JSON.stringify(was.length > 40 ? was.slice(0, 40) + '...' : was)}, which is not a number; read as ${fallback}`,
+      message: `${what}: group code ${code} holds ${JSON.stringify(was.length > 40 ? was.slice(0, 40) + '...' : was)}, which is not ${binary ? 'hex data; read as no data' : `a number; read as ${fallback}`}`,
       // the value's own line: each tag is a code line and a value line
       ...(r.line > 0 ? { line: r.line + 2 * i + 1 } : {}),
     });

@@ -236,6 +236,23 @@ export function geometryAttrs(type: string, r: TagRecord): Record<string, unknow
   return attrs;
 }
 
+/**
+ * Where the one tag of `code` lies in a record's common part (from its fifth tag, after type,
+ * handle, owner and the AcDbEntity marker, to the next marker, app data or xdata): its index; -1
+ * when there is none, -2 when there are two (decoding would not read it as that attribute alone).
+ */
+export function commonPartTag(r: TagRecord, code: number): number {
+  let at = -1;
+  for (let i = 4; i < r.n; i++) {
+    const c = r.codes[i];
+    if (c === 100 || c === 102 || c === 1001) break;
+    if (c !== code) continue;
+    if (at >= 0) return -2;
+    at = i;
+  }
+  return at;
+}
+
 function numOr0(r: TagRecord, i: number): number {
   const v = r.num(i);
   return Number.isNaN(v) ? 0 : v;
@@ -324,18 +341,10 @@ export class LazyEntity implements Entity {
     if (src === null || this.#d !== null) return undefined;
     const buf = fillRecord(src, this.#start, this.#end);
     let layer: string | undefined;
-    // the common part: from AcDbEntity (lazy records have it as their fourth tag) to the next marker
+    // (lazy records have AcDbEntity as their fourth tag; one naming another marker has no common part)
     if (buf.is(3, 'AcDbEntity')) {
-      for (let i = 4; i < buf.n; i++) {
-        const c = buf.codes[i]!;
-        if (c === 100 || c === 1001 || c === 102) break;
-        if (c !== 8) continue;
-        if (layer !== undefined) {
-          layer = undefined;
-          break;
-        }
-        layer = src.share(buf.str(i));
-      }
+      const i = commonPartTag(buf, 8);
+      if (i >= 0) layer = src.share(buf.str(i));
     }
     buf.bytes = EMPTY;
     return layer;

@@ -16,10 +16,10 @@ const NOT_COPIED = new Set(['EZDXF_META']);
  * Gives an R2000+ drawing without a root dictionary the objects of a new drawing (their handles
  * its own, references to the template's tables by name to the drawing's) and a LAYOUT per layout
  * block: Model, Layout1 for the active paper space, then Layout2... in the blocks' order. False
- * (nothing done) before R2000 (no LAYOUT objects) or for a drawing that has a root dictionary.
+ * (nothing done) before R2000 (no LAYOUT objects) or for a drawing that has a dictionary (its root).
  */
 export function addStandardObjects(doc: DocumentApi): boolean {
-  if (doc.version < 'AC1015' || doc.objects.some((o) => o.type === 'DICTIONARY' && o.owner === '0')) return false;
+  if (doc.version < 'AC1015' || doc.objects.some((o) => o.type === 'DICTIONARY')) return false;
   const template = templateDocument(doc.version);
   const root = template.objects[0]!;
   // what is copied: the root and what it holds, not the template's layouts nor its maker's entries
