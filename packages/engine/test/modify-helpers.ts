@@ -1,6 +1,6 @@
 // Helpers of the modify tests: an engine with entities, the saved drawing read back by ezdxf.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
@@ -16,11 +16,15 @@ export interface EzEntity { type: string; [k: string]: any }
 /** Saves the active drawing and reads it with ezdxf: auditor counts and entities by handle. */
 export async function ezdxfRead(e: Engine): Promise<{ errors: number; fixes: number; messages: string[]; entities: Record<string, EzEntity> }> {
   const dir = mkdtempSync(join(tmpdir(), 'linework-modify-'));
-  const p = join(dir, 'out.dxf');
-  await ok(e, 'save', { path: p });
-  const r = spawnSync(python, [script, p], { encoding: 'utf8', maxBuffer: 64 << 20 });
-  if (r.status !== 0) throw new Error(`ezdxf_modify.py failed: ${r.stdout}${r.stderr}`);
-  return JSON.parse(r.stdout);
+  try {
+    const p = join(dir, 'out.dxf');
+    await ok(e, 'save', { path: p });
+    const r = spawnSync(python, [script, p], { encoding: 'utf8', maxBuffer: 64 << 20 });
+    if (r.status !== 0) throw new Error(`ezdxf_modify.py failed: ${r.stdout}${r.stderr}`);
+    return JSON.parse(r.stdout);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** A fresh engine holding the given entities; their handles in order. */
