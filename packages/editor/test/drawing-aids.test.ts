@@ -325,7 +325,7 @@ describe.skipIf(!hasChromium)('drawing aids, the properties palette and text in 
     await page.locator('#gl').focus();
     await page.keyboard.press('F3');
     await waitFor(() => sysvar('OSMODE'), (v) => v === 767 - 2 + 256 + 4096 + 16384);
-    expect(await page.locator('#t-osnap').getAttribute('class')).not.toContain('on');
+    expect((await page.locator('#t-osnap').getAttribute('class'))?.split(' ')).not.toContain('on');
     await page.keyboard.press('F3');
     await waitFor(() => sysvar('OSMODE'), (v) => v === 767 - 2 + 256 + 4096);
 
@@ -339,6 +339,38 @@ describe.skipIf(!hasChromium)('drawing aids, the properties palette and text in 
     const r = await s.api.post('/api/v1/sysvars', { document_id: id, get: ['OSMODE', 'POLARANG'] });
     expect(r.json.result.values).toEqual({ OSMODE: 767 - 2 + 256 + 4096, POLARANG: 30 });
     expect((await s.api.post('/api/v1/document_close', { document_id: id })).status).toBeLessThan(300);
+  });
+
+  it('a read of OSMODE asked before F3 and answered after it does not turn object snap back on', async () => {
+    // the page's reads of the drawing aids answer late, as over a slow link
+    await page.route('**/api/v1/sysvars', async (route) => {
+      if (!route.request().postData()?.includes('"get"')) return route.continue();
+      // answered by the server now, handed to the page 0.7 s later
+      const response = await route.fetch();
+      await new Promise((r) => setTimeout(r, 700));
+      await route.fulfill({ response });
+    });
+    try {
+      const osmode = await sysvar('OSMODE');
+      expect((await page.locator('#t-osnap').getAttribute('class'))?.split(' ')).toContain('on');
+      // another client sets POLARANG: the page asks for the aids again (answered in 0.7 s)
+      expect((await s.api.post('/api/v1/sysvars', { set: { POLARANG: 45 } })).status).toBe(200);
+      await page.waitForTimeout(200);
+      await page.locator('#gl').focus();
+      await page.keyboard.press('F3');
+      const seen = new Set<string | null>();
+      for (const t0 = Date.now(); Date.now() - t0 < 2000; ) {
+        seen.add(await page.locator('#t-osnap').getAttribute('class'));
+        await page.waitForTimeout(25);
+      }
+      expect([...seen].filter((c) => c?.split(' ').includes('on'))).toEqual([]);
+      expect(await sysvar('OSMODE')).toBe((osmode as number) | 16384);
+      expect(await page.evaluate(() => (globalThis as any).linework.app.toggles.osnap)).toBe(false);
+    } finally {
+      await page.unroute('**/api/v1/sysvars');
+    }
+    await page.keyboard.press('F3');
+    await waitFor(() => sysvar('OSMODE'), (v) => !((v as number) & 16384));
   });
 
 });

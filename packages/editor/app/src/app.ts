@@ -62,6 +62,8 @@ export class App {
   /** The drawing's OSMODE (running object snaps, AutoCAD's bits) and POLARANG (degrees). */
   osmode = 767;
   polarAngle = 90;
+  /** Reads and writes of the aids asked so far: only the newest may set them (answers come in any order). */
+  private aidsAsked = 0;
   /** Object-snap tracking's acquired points (and the entities they lie on, for extension). */
   acquired: { at: Point; kind: string; handle?: string }[] = [];
   /** The point the cursor stands for now (snapped or tracked): direct distance entry aims along it. */
@@ -367,8 +369,10 @@ export class App {
   /** The drawing's OSMODE and POLARANG (its running snaps and polar increment). */
   async loadAids(): Promise<void> {
     const id = this.docId;
+    const asked = ++this.aidsAsked;
     const r = await this.api.op('sysvars', { document_id: id, get: ['OSMODE', 'POLARANG'] }).catch(() => null);
-    if (!r || id !== this.docId) return;
+    // a read asked before F3 answers with the old OSMODE: it would turn the button back on
+    if (!r || id !== this.docId || asked !== this.aidsAsked) return;
     const v = (r.result?.values ?? {}) as Record<string, unknown>;
     if (typeof v.OSMODE === 'number') this.osmode = v.OSMODE;
     if (typeof v.POLARANG === 'number') this.polarAngle = v.POLARANG;
@@ -378,13 +382,14 @@ export class App {
 
   /** Writes OSMODE into the drawing (the object snap settings, F3). */
   async setOsmode(value: number): Promise<void> {
+    const asked = ++this.aidsAsked;
     this.osmode = value;
     this.toggles.osnap = !(value & OSNAP_OFF);
     this.emit('aids');
     if (this.docId === null) return;
     const r = await this.api.op('sysvars', { document_id: this.docId, set: { OSMODE: value } });
     const v = (r.result?.values ?? {}) as Record<string, unknown>;
-    if (typeof v.OSMODE === 'number') this.osmode = v.OSMODE;
+    if (typeof v.OSMODE === 'number' && asked === this.aidsAsked) this.osmode = v.OSMODE;
   }
 
   /** Highlights entities before they are picked (hover, window preview); redraws only theirs. */
