@@ -1,11 +1,11 @@
 // `linework info` and `linework convert` as the server's bin calls them.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { convertCommand, infoCommand, readDxfSync } from '../src/index.js';
-import { FIXTURES } from './helpers.js';
+import { FIXTURES, scratchDir } from './helpers.js';
 
 /** Streams that collect what is written synchronously (like a pipe, not a terminal). */
 function io(): { io: { stdout: Writable; stderr: Writable }; out: () => string; err: () => string } {
@@ -41,7 +41,7 @@ describe('linework info', () => {
     const t = io();
     expect(await infoCommand([join(tmpdir(), 'nope.dxf')], t.io)).toBe(1);
     expect(t.err()).toContain('no such file');
-    const dir = mkdtempSync(join(tmpdir(), 'lw-cli-'));
+    const dir = scratchDir('lw-cli-');
     writeFileSync(join(dir, 'bad.dxf'), 'hello\nworld\n');
     const b = io();
     expect(await infoCommand([join(dir, 'bad.dxf')], b.io)).toBe(1);
@@ -54,7 +54,7 @@ describe('linework info', () => {
 
 describe('linework convert', () => {
   it('converts to another version and prints a summary line when stderr is not a terminal', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'lw-cli-'));
+    const dir = scratchDir('lw-cli-');
     const out = join(dir, 'out.dxf');
     const t = io();
     expect(await convertCommand([FIXTURES + 'r2018.dxf', out, '--version', 'R12'], t.io)).toBe(0);

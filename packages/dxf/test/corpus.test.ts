@@ -1,12 +1,11 @@
 // Round trip of the real-world corpus (folder in env LINEWORK_DXF_CORPUS): read, write, read again
 // gives the same model; ezdxf audits every written file and compares it with the original.
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { readDxfSync, writeDxf } from '../src/index.js';
-import { ezdxfCompare, skipWithoutEzdxf, type EzdxfResult } from './helpers.js';
+import { ezdxfCompare, skipWithoutEzdxf, type EzdxfResult, scratchDir } from './helpers.js';
 import { normalize } from './normalize.js';
 
 const corpus = process.env.LINEWORK_DXF_CORPUS;
@@ -32,8 +31,8 @@ function canonical(v: unknown): unknown {
 
 describe.skipIf(!corpus)('DXF corpus round trip', () => {
   if (!corpus) return;
-  const out = mkdtempSync(join(tmpdir(), 'lw-corpus-'));
-  const outLazy = mkdtempSync(join(tmpdir(), 'lw-corpus-lazy-'));
+  const out = scratchDir('lw-corpus-');
+  const outLazy = scratchDir('lw-corpus-lazy-');
   const written: { original: string; written: string }[] = [];
 
   for (const f of files) {

@@ -1,17 +1,16 @@
 // Files ezdxf writes in each DXF version read back right (generated at test time).
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { newDocument, readDxfSync, writeDxf } from '../src/index.js';
-import { ezdxfCompare, ezdxfWrite, skipWithoutEzdxf } from './helpers.js';
+import { ezdxfCompare, ezdxfWrite, skipWithoutEzdxf, scratchDir } from './helpers.js';
 
 const VERSIONS: [string, string][] = [
   ['R12', 'AC1009'], ['R2000', 'AC1015'], ['R2004', 'AC1018'], ['R2007', 'AC1021'], ['R2010', 'AC1024'], ['R2013', 'AC1027'], ['R2018', 'AC1032'],
 ];
 
 describe.skipIf(skipWithoutEzdxf())('files written by ezdxf', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'lw-ezdxf-'));
+  const dir = scratchDir('lw-ezdxf-');
   for (const [release, acadver] of VERSIONS) {
     it(`reads and rewrites ezdxf's ${release}`, () => {
       const src = join(dir, `${release}.dxf`);
@@ -37,7 +36,7 @@ describe.skipIf(skipWithoutEzdxf())('files written by ezdxf', () => {
 });
 
 describe.skipIf(skipWithoutEzdxf())('files ezdxf audits clean', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'lw-audit-'));
+  const dir = scratchDir('lw-audit-');
   const FIXTURES = new URL('../fixtures/', import.meta.url).pathname;
 
   it('new documents and conversions between R12 and R2000+', () => {

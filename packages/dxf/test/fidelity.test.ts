@@ -2,21 +2,20 @@
 // across a renumbering, R2018 -> R12, damaged input, dxflib polylines, undeclared code pages and
 // header variables after a stray ENDSEC. Each case is compared through ezdxf's view of the files
 // (ezdxf_view.py: every record as ezdxf would write it, handles replaced by what they point to).
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { convertCommand, newDocument, readDxfSync, readTags, writeDxf, writeDxfWithResult, type CommandIO } from '../src/index.js';
 import type { Entity, Tag } from '../src/types.js';
 import { ValueKind, valueKind } from '../src/tags/group-codes.js';
 import type { DxfDocument } from '../src/document.js';
-import { binaryDxf, binaryTagOffsets, dxf, ezdxfR12, ezdxfView, skipWithoutEzdxf, viewDifferences, type ViewCategory } from './helpers.js';
+import { binaryDxf, binaryTagOffsets, dxf, ezdxfR12, ezdxfView, skipWithoutEzdxf, viewDifferences, type ViewCategory, scratchDir } from './helpers.js';
 import { normalize } from './normalize.js';
 
 const HERE = new URL('./fixtures/', import.meta.url).pathname;
 const ALL: ViewCategory[] = ['entities', 'tables', 'blocks', 'objects', 'xdata', 'header'];
-const out = mkdtempSync(join(tmpdir(), 'lw-fidelity-'));
+const out = scratchDir('lw-fidelity-');
 
 function fixture(name: string): Buffer {
   return readFileSync(HERE + name);

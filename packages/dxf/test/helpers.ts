@@ -1,13 +1,28 @@
 // Shared by the DXF tests: building DXF text, running the ezdxf check script.
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll, expect, onTestFinished } from 'vitest';
 import { ValueKind, valueKind } from '../src/tags/group-codes.js';
 import type { Tag } from '../src/types.js';
 
 export const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 export const EZDXF_CHECK = fileURLToPath(new URL('./ezdxf_check.py', import.meta.url));
 export const PYTHON = process.env.LINEWORK_PYTHON || '/usr/bin/python3';
+
+/**
+ * A new folder in the system's temporary folder, removed when the test that asked for it ends
+ * (asked for outside a test: when the suite around it, or the file, ends).
+ */
+export function scratchDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const remove = (): void => rmSync(dir, { recursive: true, force: true });
+  if (expect.getState().currentTestName === undefined) afterAll(remove);
+  else onTestFinished(remove);
+  return dir;
+}
 
 /** DXF text from [code, value] pairs, with LF line ends. */
 export function dxf(tags: [number, string | number][], eol = '\n'): Buffer {

@@ -1,6 +1,5 @@
 // Writing: golden output of small records, encodings, version gating, conversions, atomic save.
-import { mkdtempSync, readFileSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { newDocument, readDxfSync, saveDxf, writeDxf, writeDxfWithResult } from '../src/index.js';
@@ -8,7 +7,7 @@ import { TagWriter } from '../src/writer/tag-writer.js';
 import { codecFor } from '../src/tags/encoding.js';
 import { formatFloat, formatInt } from '../src/tags/format.js';
 import type { Entity } from '../src/types.js';
-import { FIXTURES, minimalDxf } from './helpers.js';
+import { FIXTURES, minimalDxf, scratchDir } from './helpers.js';
 
 function sink(encoder = codecFor('ANSI_1252', false).encode): { w: TagWriter; text: () => string; bytes: () => Buffer } {
   const chunks: Buffer[] = [];
@@ -111,7 +110,7 @@ describe('document writer', () => {
   });
 
   it('saves atomically and leaves no temporary file behind', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'lw-dxf-'));
+    const dir = scratchDir('lw-dxf-');
     const path = join(dir, 'out.dxf');
     writeFileSync(path, 'old');
     await saveDxf(newDocument(), path);
@@ -168,7 +167,7 @@ describe('conversion', () => {
 
 describe('atomic save beside other writers', () => {
   it("keeps a temporary file of this process that another thread is writing; removes one left before this process started", async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'lw-dxf-'));
+    const dir = scratchDir('lw-dxf-');
     // Another worker thread of this process is half-way through writing b.dxf ...
     const sibling = join(dir, `.b.dxf.linework-${process.pid}-0a1b2c3d.tmp`);
     writeFileSync(sibling, 'half a drawing');

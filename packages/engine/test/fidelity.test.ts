@@ -3,11 +3,10 @@
 // draws viewport contents whatever the viewport's layer (item 7) and says when a page comes out
 // (nearly) empty, `fit` plotting the extents instead (item 8). Compared through ezdxf.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PYTHON, ezdxfView, skipWithoutEzdxf, viewDifferences } from '../../dxf/test/helpers.js';
+import { PYTHON, ezdxfView, skipWithoutEzdxf, viewDifferences, scratchDir } from '../../dxf/test/helpers.js';
 import { dxf, type DocumentApi, type Entity } from '../src/dxf.js';
 import { plotCommand } from '../src/plot/index.js';
 import { layoutPage, plot } from '../src/plot/plot.js';
@@ -45,7 +44,7 @@ describe('4. R12 without $HANDLING opens with handles', () => {
     const found = (await ok(e, 'entities_list', { bounds: [4, 4, 6, 6] })).entities.map((x: { handle: string }) => x.handle);
     expect(found).toHaveLength(2);
     await ok(e, 'entities_delete', { handles: found });
-    const out = join(mkdtempSync(join(tmpdir(), 'lw-r12-open-')), 'saved.dxf');
+    const out = join(scratchDir('lw-r12-open-'), 'saved.dxf');
     await ok(e, 'save', { path: out });
     const [r] = ezdxfView([{ original: FIXTURE, written: out }]);
     expect(r!.written_audit).toEqual([0, 0]);
@@ -68,7 +67,7 @@ describe('save reports every conversion and every drop', () => {
         { type: 'Line', start: [0, 0], end: [1, 1] },
       ],
     });
-    const out = join(mkdtempSync(join(tmpdir(), 'lw-save-report-')), 'r12.dxf');
+    const out = join(scratchDir('lw-save-report-'), 'r12.dxf');
     const r = await ok(e, 'save', { path: out, version: 'R12' });
     // the HATCH becomes an anonymous block of what the renderer draws of it (AutoCAD's SAVEAS R12)
     expect(r.converted).toEqual({ 'LWPOLYLINE -> POLYLINE': 1, 'MTEXT -> TEXT': 1, 'HATCH -> INSERT of a block with its geometry': 1 });
@@ -81,7 +80,7 @@ describe('save reports every conversion and every drop', () => {
 });
 
 const SHEETS = new URL('./fixtures/viewports_noplot.dxf', import.meta.url).pathname;
-const tmp = mkdtempSync(join(tmpdir(), 'lw-plot-fidelity-'));
+const tmp = scratchDir('lw-plot-fidelity-');
 
 interface EzdxfLayoutInk {
   viewports: { handle: string; center: number[]; size: number[]; ink: number }[];

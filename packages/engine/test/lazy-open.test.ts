@@ -2,13 +2,13 @@
 // open: the open boxes them from their bytes, the first display lists read them through their
 // fields, and they become plain records in slices after it, or at once before any other op (one
 // that copies records as data would copy an accessor's object without its attributes).
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { dxf, LazyEntity, type DocumentApi, type Entity } from '../src/dxf.js';
 import { DocStore } from '../src/store/document-store.js';
 import { active, dump, engine, ok } from './helpers.js';
+import { scratchDir } from '../../dxf/test/helpers.js';
 
 const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -33,7 +33,7 @@ function drawingFile(n: number): string {
       default: add('POINT', { location: [x, y, 0] });
     }
   }
-  const path = join(mkdtempSync(join(tmpdir(), 'lw-lazy-')), 'drawing.dxf');
+  const path = join(scratchDir('lw-lazy-'), 'drawing.dxf');
   writeFileSync(path, dxf.writeDxf(doc));
   return path;
 }

@@ -1,11 +1,11 @@
 // A tour of the op catalogue: one successful call of every op on a small drawing, in an order
 // where each call's preconditions hold. Tests run it to check every answer against its op's
 // declared output schema.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Resvg } from '@resvg/resvg-js';
 import { createEngine, Workspace, type Engine, type GuiBridge, type ProtocolResponse } from '../src/index.js';
+import { scratchDir } from '../../dxf/test/helpers.js';
 
 export interface TourStep {
   op: string;
@@ -14,7 +14,7 @@ export interface TourStep {
 
 /** An engine with a scripted GUI (so the interactive picks answer) over a fresh folder. */
 export function tourEngine(): { engine: Engine; root: string; prompts: Record<string, unknown>[] } {
-  const root = mkdtempSync(join(tmpdir(), 'lw-tour-'));
+  const root = scratchDir('lw-tour-');
   writeFileSync(join(root, 'pic.png'), new Resvg('<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"/>').render().asPng());
   const prompts: Record<string, unknown>[] = [];
   const gui: GuiBridge = { prompt: (p) => prompts.push(p), dismiss: () => undefined };

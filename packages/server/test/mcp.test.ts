@@ -1,18 +1,16 @@
 // `linework --mcp` through the SDK's own Client and StdioClientTransport, as an agent uses it:
 // a few grouped tools with an `action`, truthful annotations, MCP's own words for mistakes,
 // prompts, and resources for the open documents.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { buildCatalogue } from '@linework/engine';
 import { startMcpClient } from './transports.js';
+import { scratchDir } from '../../dxf/test/helpers.js';
 
 let m: Awaited<ReturnType<typeof startMcpClient>>;
 let client: Client;
 let all: Awaited<ReturnType<typeof startMcpClient>>;
-const dir = mkdtempSync(join(tmpdir(), 'lw-mcp-'));
+const dir = scratchDir('lw-mcp-');
 
 beforeAll(async () => {
   [m, all] = await Promise.all([startMcpClient({ args: ['--root', dir] }), startMcpClient({ args: ['--tools', 'all', '--root', dir] })]);

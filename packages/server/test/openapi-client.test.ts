@@ -1,13 +1,11 @@
 // The OpenAPI documents of both services as their users consume them: a client generated with
 // openapi-typescript + openapi-fetch, a strict TypeScript program that compiles against it, run
 // against the real process. A wrongly typed call must not compile.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, startHttpProcess, type HttpServerProcess } from './helpers.js';
 import { generateClient, type GeneratedClient } from './generated-client.js';
 import { startKeysService, type KeysService } from './keys-service.js';
+import { scratchDir } from '../../dxf/test/helpers.js';
 
 describe('a generated client of the drawing server', () => {
   let s: HttpServerProcess;
@@ -64,10 +62,11 @@ void wrong; void created;
 });
 
 describe('a generated client of the key service', () => {
+  const store = scratchDir('lw-keys-client-');
   let keys: KeysService;
   let gen: GeneratedClient;
   beforeAll(async () => {
-    keys = await startKeysService(mkdtempSync(join(tmpdir(), 'lw-keys-client-')));
+    keys = await startKeysService(store);
     gen = await generateClient(await (await fetch(`${keys.url}/openapi.json`)).json());
   }, 60_000);
   afterAll(async () => {
