@@ -14,7 +14,8 @@ export const PYTHON = process.env.LINEWORK_PYTHON || '/usr/bin/python3';
 
 /**
  * A new folder in the system's temporary folder, removed when the test that asked for it ends
- * (asked for outside a test: when the suite around it, or the file, ends).
+ * (asked for outside a test: when the suite around it, or the file, ends). Not for a hook's body
+ * (beforeAll): there it would register a hook inside a hook; ask in the suite's body instead.
  */
 export function scratchDir(prefix: string): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
